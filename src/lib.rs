@@ -1,0 +1,6 @@
+//! vouch: an audit and evidence toolkit centred on verification.
+//!
+//! Every capability writes records into one chain format (see `docs/FORMAT.md`):
+//! a hash-chained JSON Lines log whose lines are also the leaves of an RFC 6962
+//! Merkle tree, with C2SP signed-note checkpoints.
+#![forbid(unsafe_code)]
