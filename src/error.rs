@@ -1,0 +1,51 @@
+//! The crate-level error: what went wrong when vouch could not do what it was
+//! asked. Each capability module has its own error enum for *evidence* that
+//! failed verification; this type wraps those beside operational failures
+//! (I/O with the path involved, bad usage, network), so callers can tell
+//! "the evidence is bad" (exit 1) from "we could not look at it" (exit 2).
+
+use std::path::PathBuf;
+
+/// Everything a vouch library call can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The caller asked for something that cannot be done as asked.
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl Error {
+    /// True when the error means the evidence was examined and rejected
+    /// (exit code 1), false when it is an operational failure (exit code 2).
+    pub fn is_rejection(&self) -> bool {
+        match self {
+            Error::Io { .. } | Error::Usage(_) => false,
+        }
+    }
+
+    /// A stable snake_case code for machine-readable output.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Io { .. } => "io_error",
+            Error::Usage(_) => "usage",
+        }
+    }
+
+    /// Wraps an I/O error with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// Result alias for library calls.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
