@@ -6,5 +6,6 @@
 #![forbid(unsafe_code)]
 
 pub mod error;
+pub mod jcs;
 
 pub use error::{Error, Result};
