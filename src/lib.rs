@@ -4,3 +4,5 @@
 //! a hash-chained JSON Lines log whose lines are also the leaves of an RFC 6962
 //! Merkle tree, with C2SP signed-note checkpoints.
 #![forbid(unsafe_code)]
+
+pub mod merkle;
