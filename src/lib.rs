@@ -7,5 +7,6 @@
 
 pub mod error;
 pub mod jcs;
+pub mod merkle;
 
 pub use error::{Error, Result};
