@@ -8,5 +8,6 @@
 pub mod error;
 pub mod jcs;
 pub mod merkle;
+pub mod note;
 
 pub use error::{Error, Result};
