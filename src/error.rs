@@ -19,6 +19,24 @@ pub enum Error {
     /// The caller asked for something that cannot be done as asked.
     #[error("{0}")]
     Usage(String),
+    /// A key file is unusable.
+    #[error("{}: {problem}", path.display())]
+    KeyFile {
+        path: PathBuf,
+        problem: crate::chain::KeyFileProblem,
+    },
+    /// A log could not be written because of its current state.
+    #[error("{}: {problem}", path.display())]
+    LogState {
+        path: PathBuf,
+        problem: crate::chain::LogStateProblem,
+    },
+    /// Evidence was examined and rejected by the chain verifier.
+    #[error(transparent)]
+    Chain(#[from] crate::chain::ChainError),
+    /// An inclusion proof was examined and rejected.
+    #[error(transparent)]
+    Proof(#[from] crate::chain::ProofError),
 }
 
 impl Error {
@@ -26,7 +44,10 @@ impl Error {
     /// (exit code 1), false when it is an operational failure (exit code 2).
     pub fn is_rejection(&self) -> bool {
         match self {
-            Error::Io { .. } | Error::Usage(_) => false,
+            Error::Chain(_) | Error::Proof(_) => true,
+            Error::Io { .. } | Error::Usage(_) | Error::KeyFile { .. } | Error::LogState { .. } => {
+                false
+            }
         }
     }
 
@@ -35,6 +56,10 @@ impl Error {
         match self {
             Error::Io { .. } => "io_error",
             Error::Usage(_) => "usage",
+            Error::KeyFile { .. } => "key_file",
+            Error::LogState { .. } => "log_state",
+            Error::Chain(e) => e.code(),
+            Error::Proof(e) => e.code(),
         }
     }
 

@@ -3,6 +3,7 @@
 //! No verification logic lives here.
 #![forbid(unsafe_code)]
 
+mod chain;
 mod output;
 
 use clap::{Parser, Subcommand};
@@ -17,9 +18,35 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// Generate an Ed25519 signing key pair for a log origin.
+    Keygen(chain::KeygenArgs),
+    /// Append records to a log (one, or one per stdin line).
+    Append(chain::AppendArgs),
+    /// Sign a checkpoint over every record and append it to the log.
+    Checkpoint(chain::CheckpointArgs),
+    /// Rotate a log's signing key (signed by the old and the new key).
+    Rotate(chain::RotateArgs),
+    /// Remove an incomplete final line left by a crash.
+    Repair(chain::RepairArgs),
+    /// Verify logs offline: links, canonical form, Merkle roots, signatures.
+    Verify(chain::VerifyArgs),
+    /// Export an inclusion proof (C2SP tlog-proof) for one record.
+    Prove(chain::ProveArgs),
+    /// Verify an inclusion proof offline.
+    VerifyProof(chain::VerifyProofArgs),
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {}
+    match cli.command {
+        Command::Keygen(a) => chain::keygen(a),
+        Command::Append(a) => chain::append(a),
+        Command::Checkpoint(a) => chain::checkpoint(a),
+        Command::Rotate(a) => chain::rotate(a),
+        Command::Repair(a) => chain::repair(a),
+        Command::Verify(a) => chain::verify(a),
+        Command::Prove(a) => chain::prove(a),
+        Command::VerifyProof(a) => chain::verify_proof(a),
+    }
 }

@@ -1,0 +1,506 @@
+//! CLI for the chain commands: keygen, append, checkpoint, rotate, repair,
+//! verify, prove, verify-proof. Each parses, calls one library function,
+//! renders and returns an exit code.
+
+use crate::output::{self, EXIT_REJECTED, EXIT_VERIFIED, Format};
+use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
+use serde_json::json;
+use std::io::{BufRead, Read};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use vouch::chain::{self, LogReport, LogStatus, RepairOutcome, keys, verify, writer};
+use vouch::{Error, Result};
+
+#[derive(clap::Args)]
+pub struct KeygenArgs {
+    /// The log origin the key signs for (also the key's name), e.g. example.com/audit.
+    #[arg(long)]
+    origin: String,
+    /// Where to write the private key (mode 0600); the public key goes to OUT.pub.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(clap::Args)]
+pub struct AppendArgs {
+    /// The log file (created if missing).
+    log: PathBuf,
+    /// The private key; its name is the log's origin.
+    #[arg(long)]
+    key: PathBuf,
+    /// The record kind.
+    #[arg(long, default_value = "event")]
+    kind: String,
+    /// The record body as JSON. Without it, one record per line of stdin.
+    body: Option<String>,
+    /// Output format for the acknowledgements.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+#[derive(clap::Args)]
+pub struct CheckpointArgs {
+    log: PathBuf,
+    #[arg(long)]
+    key: PathBuf,
+    /// Also write the signed checkpoint note to FILE (for auditors to keep).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Sign the current tree without appending a checkpoint record.
+    #[arg(long)]
+    detached: bool,
+}
+
+#[derive(clap::Args)]
+pub struct RotateArgs {
+    log: PathBuf,
+    /// The current private key.
+    #[arg(long)]
+    key: PathBuf,
+    /// The new private key (same name).
+    #[arg(long)]
+    new_key: PathBuf,
+}
+
+#[derive(clap::Args)]
+pub struct RepairArgs {
+    log: PathBuf,
+}
+
+#[derive(clap::Args)]
+pub struct VerifyArgs {
+    /// Log files or directories (every *.jsonl below them).
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Trusted public key file or keyset (repeatable).
+    #[arg(long = "pub", value_name = "KEY.pub")]
+    pubkeys: Vec<PathBuf>,
+    /// A checkpoint kept earlier: the log must contain and extend it (repeatable).
+    #[arg(long)]
+    checkpoint: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+    /// Also fail (exit 1) on partial and unauthenticated logs.
+    #[arg(long)]
+    strict: bool,
+}
+
+#[derive(clap::Args)]
+pub struct ProveArgs {
+    log: PathBuf,
+    /// The record to prove.
+    #[arg(long)]
+    seq: u64,
+    /// Write the proof here instead of stdout.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct VerifyProofArgs {
+    /// The tlog-proof file.
+    proof: PathBuf,
+    /// A file holding the record's line.
+    #[arg(long)]
+    record: PathBuf,
+    #[arg(long = "pub", value_name = "KEY.pub", required = true)]
+    pubkeys: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+fn finish(result: Result<ExitCode>, format: Format) -> ExitCode {
+    result.unwrap_or_else(|e| output::report_error(&e, format))
+}
+
+pub fn keygen(args: KeygenArgs) -> ExitCode {
+    finish(
+        (|| {
+            let (pub_path, key) = keys::write_new_keypair(&args.origin, &args.out)?;
+            eprintln!(
+                "wrote {} (private, mode 0600) and {}",
+                args.out.display(),
+                pub_path.display()
+            );
+            output::print_stdout(&key.to_text());
+            Ok(ExitCode::from(EXIT_VERIFIED))
+        })(),
+        Format::Table,
+    )
+}
+
+pub fn append(args: AppendArgs) -> ExitCode {
+    let format = args.format;
+    finish(
+        (|| {
+            let key = keys::read_signer_key(&args.key)?;
+            if let Some(text) = &args.body {
+                let body: serde_json::Value = serde_json::from_str(text)
+                    .map_err(|e| Error::Usage(format!("BODY_JSON is not JSON: {e}")))?;
+                let done = writer::append(&args.log, &key, &[(&args.kind, &body)])?;
+                ack(&done, format);
+                return Ok(ExitCode::from(EXIT_VERIFIED));
+            }
+            append_stdin(&args, &key, format)
+        })(),
+        format,
+    )
+}
+
+fn ack(done: &[writer::Appended], format: Format) {
+    let mut text = String::new();
+    for a in done {
+        match format {
+            Format::Json => text.push_str(&format!(
+                "{{\"seq\":{},\"leaf\":\"{}\"}}\n",
+                a.seq,
+                vouch::hex::encode(&a.leaf)
+            )),
+            Format::Table => text.push_str(&format!("appended seq {}\n", a.seq)),
+        }
+    }
+    output::print_stdout(&text);
+}
+
+/// Reads JSON values line by line; appends what is already buffered as one
+/// batch (one lock, one fsync), so interactive input is written line by
+/// line and bulk input in large batches.
+fn append_stdin(
+    args: &AppendArgs,
+    key: &vouch::note::SignerKey,
+    format: Format,
+) -> Result<ExitCode> {
+    const MAX_BATCH: usize = 4096;
+    let stdin = std::io::stdin();
+    let mut input = std::io::BufReader::with_capacity(4 << 20, stdin.lock());
+    let mut line_no = 0u64;
+    let mut raw = Vec::new();
+    loop {
+        let mut batch: Vec<serde_json::Value> = Vec::new();
+        let mut bad: Option<Error> = None;
+        loop {
+            raw.clear();
+            let n = (&mut input)
+                .take(chain::record::MAX_LINE_LEN as u64 + 2)
+                .read_until(b'\n', &mut raw)
+                .map_err(|e| Error::io("<stdin>", e))?;
+            if n == 0 {
+                break;
+            }
+            line_no += 1;
+            if raw.len() > chain::record::MAX_LINE_LEN + 1 {
+                bad = Some(Error::Usage(format!(
+                    "stdin line {line_no}: longer than the record limit"
+                )));
+                break;
+            }
+            let text = raw.strip_suffix(b"\n").unwrap_or(&raw);
+            let text = text.strip_suffix(b"\r").unwrap_or(text);
+            if text.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match serde_json::from_slice(text) {
+                Ok(v) => batch.push(v),
+                Err(e) => {
+                    bad = Some(Error::Usage(format!(
+                        "stdin line {line_no} is not JSON: {e}"
+                    )));
+                    break;
+                }
+            }
+            if batch.len() >= MAX_BATCH || !input.buffer().contains(&b'\n') {
+                break;
+            }
+        }
+        if !batch.is_empty() {
+            let records: Vec<(&str, &serde_json::Value)> =
+                batch.iter().map(|b| (args.kind.as_str(), b)).collect();
+            let done = writer::append(&args.log, key, &records)?;
+            ack(&done, format);
+        }
+        if let Some(e) = bad {
+            return Err(e);
+        }
+        if batch.is_empty() {
+            return Ok(ExitCode::from(EXIT_VERIFIED));
+        }
+    }
+}
+
+pub fn checkpoint(args: CheckpointArgs) -> ExitCode {
+    finish(
+        (|| {
+            let key = keys::read_signer_key(&args.key)?;
+            let signed = writer::checkpoint(&args.log, &key, !args.detached)?;
+            if let Some(out) = &args.out {
+                std::fs::write(out, signed.note.as_bytes()).map_err(|e| Error::io(out, e))?;
+            }
+            output::print_stdout(&signed.note);
+            Ok(ExitCode::from(EXIT_VERIFIED))
+        })(),
+        Format::Table,
+    )
+}
+
+pub fn rotate(args: RotateArgs) -> ExitCode {
+    finish(
+        (|| {
+            let old = keys::read_signer_key(&args.key)?;
+            let new = keys::read_signer_key(&args.new_key)?;
+            let signed = writer::rotate(&args.log, &old, &new)?;
+            eprintln!(
+                "rotated to {} at seq {}",
+                new.verifier().to_text(),
+                signed.record_seq.unwrap_or(0)
+            );
+            output::print_stdout(&signed.note);
+            Ok(ExitCode::from(EXIT_VERIFIED))
+        })(),
+        Format::Table,
+    )
+}
+
+pub fn repair(args: RepairArgs) -> ExitCode {
+    finish(
+        (|| {
+            match writer::repair(&args.log)? {
+                RepairOutcome::NothingToDo { .. } => {
+                    output::print_stdout(&format!(
+                        "{}: ends with a complete record; nothing removed",
+                        args.log.display()
+                    ));
+                }
+                RepairOutcome::RemovedTornTail {
+                    offset,
+                    bytes,
+                    removed,
+                } => {
+                    let shown = String::from_utf8_lossy(&removed);
+                    let more = if bytes > removed.len() as u64 {
+                        "…"
+                    } else {
+                        ""
+                    };
+                    output::print_stdout(&format!(
+                        "{}: removed an incomplete final line of {bytes} bytes at offset {offset}: {shown:?}{more}",
+                        args.log.display()
+                    ));
+                }
+            }
+            Ok(ExitCode::from(EXIT_VERIFIED))
+        })(),
+        Format::Table,
+    )
+}
+
+fn load_keys(paths: &[PathBuf]) -> Result<Vec<vouch::note::VerifierKey>> {
+    let mut all = Vec::new();
+    for p in paths {
+        all.extend(keys::read_verifier_keys(p)?);
+    }
+    Ok(all)
+}
+
+pub fn verify(args: VerifyArgs) -> ExitCode {
+    let format = args.format;
+    finish(
+        (|| {
+            let trusted = load_keys(&args.pubkeys)?;
+            let checkpoints = args
+                .checkpoint
+                .iter()
+                .map(|p| verify::load_auditor_checkpoint(p, &trusted))
+                .collect::<Result<Vec<_>>>()?;
+            let opts = chain::VerifyOptions {
+                trusted,
+                checkpoints,
+                ..Default::default()
+            };
+            let report = verify::verify_paths(&args.paths, &opts)?;
+            let code = report.exit_code(args.strict);
+            match format {
+                Format::Json => output::print_json(&fleet_json(&report, code)),
+                Format::Table => output::print_stdout(&fleet_table(&report)),
+            }
+            Ok(ExitCode::from(code))
+        })(),
+        format,
+    )
+}
+
+fn log_json(log: &LogReport) -> serde_json::Value {
+    json!({
+        "path": log.path.display().to_string(),
+        "origin": log.origin,
+        "status": log.status,
+        "bytes": log.bytes,
+        "records": log.records,
+        "covered": log.covered,
+        "checkpoints": log.checkpoints,
+        "root": log.verified.as_ref().map(|v| vouch::hex::encode(&v.root())),
+        "reason": log.reason(),
+        "failure": log.failure.as_ref().map(|f| json!({
+            "reason": f.error.code(),
+            "seq": f.seq,
+            "line": f.line,
+            "offset": f.offset,
+            "message": f.error.to_string(),
+        })),
+        "torn_tail_bytes": log.torn_tail,
+        "error": log.error,
+    })
+}
+
+fn fleet_json(report: &verify::FleetReport, code: u8) -> serde_json::Value {
+    let count = |s: LogStatus| report.logs.iter().filter(|l| l.status == s).count();
+    json!({
+        "format": "vouch-verify/1",
+        "logs": report.logs.iter().map(log_json).collect::<Vec<_>>(),
+        "summary": {
+            "logs": report.logs.len(),
+            "valid": count(LogStatus::Valid),
+            "invalid": count(LogStatus::Invalid),
+            "partial": count(LogStatus::Partial),
+            "unauthenticated": count(LogStatus::Unauthenticated),
+            "error": count(LogStatus::Error),
+            "records": report.logs.iter().map(|l| l.records).sum::<u64>(),
+            "bytes": report.logs.iter().map(|l| l.bytes).sum::<u64>(),
+        },
+        "exit_code": code,
+    })
+}
+
+fn status_cell(status: LogStatus) -> Cell {
+    let color = match status {
+        LogStatus::Valid => Color::Green,
+        LogStatus::Invalid | LogStatus::Error => Color::Red,
+        LogStatus::Partial | LogStatus::Unauthenticated => Color::Yellow,
+    };
+    Cell::new(status.as_str()).fg(color)
+}
+
+fn detail(log: &LogReport) -> String {
+    if let Some(f) = &log.failure {
+        let at = match f.seq {
+            Some(seq) => format!("seq {seq}"),
+            None if f.line > 0 => format!("line {}", f.line),
+            None => String::new(),
+        };
+        return format!("{} {at}: {}", f.error.code(), f.error)
+            .trim()
+            .to_owned();
+    }
+    if let Some(e) = &log.error {
+        return e.clone();
+    }
+    match (log.status, log.torn_tail) {
+        (LogStatus::Partial, Some(b)) => {
+            format!("torn_tail: incomplete final line of {b} bytes (vouch repair)")
+        }
+        (LogStatus::Partial, None) => {
+            format!(
+                "{} records after the last checkpoint",
+                log.records - log.covered
+            )
+        }
+        (LogStatus::Unauthenticated, _) => "no --pub key given: signatures not checked".into(),
+        _ => String::new(),
+    }
+}
+
+fn fleet_table(report: &verify::FleetReport) -> String {
+    let mut table = Table::new();
+    table.load_style(UTF8_FULL_CONDENSED);
+    table.set_header(vec![
+        "log", "origin", "status", "records", "covered", "detail",
+    ]);
+    for log in &report.logs {
+        table.add_row(vec![
+            Cell::new(log.path.display()),
+            Cell::new(log.origin.as_deref().unwrap_or("-")),
+            status_cell(log.status),
+            Cell::new(log.records),
+            Cell::new(log.covered),
+            Cell::new(detail(log)),
+        ]);
+    }
+    let count = |s: LogStatus| report.logs.iter().filter(|l| l.status == s).count();
+    let mut summary = format!(
+        "{} logs: {} valid, {} invalid, {} partial, {} unauthenticated",
+        report.logs.len(),
+        count(LogStatus::Valid),
+        count(LogStatus::Invalid),
+        count(LogStatus::Partial),
+        count(LogStatus::Unauthenticated)
+    );
+    if count(LogStatus::Error) > 0 {
+        summary.push_str(&format!(", {} unreadable", count(LogStatus::Error)));
+    }
+    let records: u64 = report.logs.iter().map(|l| l.records).sum();
+    format!("{table}\n{summary}; {records} records")
+}
+
+pub fn prove(args: ProveArgs) -> ExitCode {
+    finish(
+        (|| {
+            let proof = chain::proof::prove_inclusion(&args.log, args.seq)?;
+            let text = proof.to_text();
+            match &args.out {
+                Some(out) => std::fs::write(out, text.as_bytes()).map_err(|e| Error::io(out, e))?,
+                None => output::print_stdout(&text),
+            }
+            Ok(ExitCode::from(EXIT_VERIFIED))
+        })(),
+        Format::Table,
+    )
+}
+
+pub fn verify_proof(args: VerifyProofArgs) -> ExitCode {
+    let format = args.format;
+    finish(
+        (|| {
+            let trusted = load_keys(&args.pubkeys)?;
+            let proof = verify::read_small_file(&args.proof, 1 << 20)?;
+            let record =
+                verify::read_small_file(&args.record, chain::record::MAX_LINE_LEN as u64 + 2)?;
+            let result = chain::proof::verify_inclusion_proof(&proof, &record, &trusted);
+            let (code, value) = match &result {
+                Ok(v) => (
+                    EXIT_VERIFIED,
+                    json!({
+                        "verified": true,
+                        "origin": v.checkpoint().origin,
+                        "index": v.index(),
+                        "tree_size": v.checkpoint().size,
+                        "root": vouch::hex::encode(&v.checkpoint().root),
+                        "leaf": vouch::hex::encode(&v.leaf()),
+                        "signed_by": v.signed_by().iter().map(|(n, id)| format!("{n}+{id:08x}")).collect::<Vec<_>>(),
+                    }),
+                ),
+                Err(e) => (
+                    EXIT_REJECTED,
+                    json!({ "verified": false, "reason": e.code(), "message": e.to_string() }),
+                ),
+            };
+            match format {
+                Format::Json => output::print_json(&value),
+                Format::Table => match &result {
+                    Ok(v) => output::print_stdout(&format!(
+                        "verified: record {} is included in {} at tree size {} (signed by {})",
+                        v.index(),
+                        v.checkpoint().origin,
+                        v.checkpoint().size,
+                        v.signed_by()
+                            .iter()
+                            .map(|(n, id)| format!("{n}+{id:08x}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )),
+                    Err(e) => eprintln!("vouch: rejected ({}): {e}", e.code()),
+                },
+            }
+            Ok(ExitCode::from(code))
+        })(),
+        format,
+    )
+}

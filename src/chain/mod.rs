@@ -1,0 +1,27 @@
+//! The chain: vouch's one log format (docs/FORMAT.md).
+//!
+//! A log is a JSON Lines file of RFC 8785 canonical records, each linked to
+//! the one before by its RFC 6962 leaf hash, and all of them leaves of an
+//! RFC 6962 Merkle tree whose roots are signed in C2SP checkpoints
+//! (Ed25519 signed notes) embedded in the log as `checkpoint` records.
+//!
+//! - [`record`]: the line format; parsing without allocation.
+//! - [`verify`]: the offline, parallel verifier.
+//! - [`writer`]: append (locked, durable), checkpoint, rotate, repair.
+//! - [`proof`]: inclusion proofs as C2SP tlog-proof files.
+//! - [`keys`]: key files.
+
+pub mod error;
+pub mod keys;
+pub mod proof;
+pub mod record;
+mod scan;
+pub mod verify;
+pub mod writer;
+
+pub use error::{ChainError, CheckpointProblem, RecordProblem};
+pub use keys::KeyFileProblem;
+pub use proof::{ProofError, VerifiedInclusion};
+pub use scan::ROTATION_EXTENSION;
+pub use verify::{FleetReport, LogReport, LogStatus, VerifiedLog, VerifyOptions};
+pub use writer::{LogStateProblem, RepairOutcome};

@@ -1,0 +1,357 @@
+//! One record: a line of a log (docs/FORMAT.md §2).
+//!
+//! A record line is the RFC 8785 canonical serialization of
+//! `{"body":…,"kind":…,"origin":…,"prev":…,"seq":…,"ts":…,"v":1}` with no
+//! other members. [`parse_line`] validates canonical form and the schema in
+//! one pass over the raw bytes, without allocating; [`encode`] builds a line
+//! that `parse_line` accepts.
+
+use super::error::{ChainError, RecordProblem};
+use crate::merkle::Hash;
+use sha2::{Digest, Sha256};
+use std::ops::Range;
+
+/// The record format version written in `v`.
+pub const FORMAT_VERSION: u64 = 1;
+/// Longest record line in bytes, not counting its newline.
+pub const MAX_LINE_LEN: usize = 1 << 20;
+/// Deepest JSON nesting allowed in a line (the record object is level 1).
+pub const MAX_DEPTH: u32 = 64;
+/// Largest `seq`: 2^53 - 1, the largest integer an RFC 8785 number holds exactly.
+pub const MAX_SEQ: u64 = (1 << 53) - 1;
+/// Domain separator for the genesis `prev` of a log's first record.
+pub const GENESIS_DOMAIN: &[u8] = b"vouch/chain/v1/genesis\n";
+/// Kind of a checkpoint record (§4).
+pub const KIND_CHECKPOINT: &str = "checkpoint";
+/// Kind of a key rotation record (§6).
+pub const KIND_KEY_ROTATION: &str = "key_rotation";
+
+/// The member names of a record, in RFC 8785 order.
+const FIELDS: [&[u8]; 7] = [b"body", b"kind", b"origin", b"prev", b"seq", b"ts", b"v"];
+
+/// The `prev` of a log's first record: SHA-256(GENESIS_DOMAIN || origin).
+pub fn genesis_prev(origin: &str) -> Hash {
+    let mut h = Sha256::new();
+    h.update(GENESIS_DOMAIN);
+    h.update(origin.as_bytes());
+    h.finalize().into()
+}
+
+/// A validated record line, borrowing the line's bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordView<'a> {
+    pub seq: u64,
+    pub prev: Hash,
+    /// The origin, as it appears between the quotes (it never needs escapes).
+    pub origin: &'a [u8],
+    /// The kind, as it appears between the quotes.
+    pub kind: &'a [u8],
+    /// The timestamp, as it appears between the quotes.
+    pub ts: &'a [u8],
+    /// The body's canonical JSON text.
+    pub body: &'a [u8],
+}
+
+impl RecordView<'_> {
+    /// The origin as text (always ASCII by construction).
+    pub fn origin_str(&self) -> &str {
+        std::str::from_utf8(self.origin).unwrap_or("")
+    }
+    /// The kind as text (always ASCII by construction).
+    pub fn kind_str(&self) -> &str {
+        std::str::from_utf8(self.kind).unwrap_or("")
+    }
+}
+
+/// Validates one line (without its newline) as a record: length, UTF-8,
+/// RFC 8785 canonical form, nesting depth, and the record schema. Does not
+/// check links, sequence or signatures; that is the verifier's job.
+pub fn parse_line(line: &[u8]) -> Result<RecordView<'_>, ChainError> {
+    if line.len() > MAX_LINE_LEN {
+        return Err(ChainError::LineTooLong { max: MAX_LINE_LEN });
+    }
+    let mut spans: [Range<usize>; 7] = Default::default();
+    let mut count = 0usize;
+    let mut fields_ok = true;
+    crate::jcs::validate(line, MAX_DEPTH, |key, range| {
+        if count < FIELDS.len() && key == FIELDS[count] {
+            spans[count] = range;
+        } else {
+            fields_ok = false;
+        }
+        count += 1;
+    })?;
+    if !fields_ok || count != FIELDS.len() || line.first() != Some(&b'{') {
+        return bad(RecordProblem::Fields);
+    }
+    let [body, kind, origin, prev, seq, ts, v] = spans;
+    if &line[v] != b"1" {
+        return bad(RecordProblem::Version);
+    }
+    let seq = parse_seq(&line[seq]).ok_or(ChainError::BadRecord {
+        problem: RecordProblem::Seq,
+    })?;
+    let prev = string_contents(line, prev)
+        .and_then(crate::hex::decode_lower::<32>)
+        .ok_or(ChainError::BadRecord {
+            problem: RecordProblem::Prev,
+        })?;
+    let origin = string_contents(line, origin)
+        .filter(|o| is_valid_origin(o))
+        .ok_or(ChainError::BadRecord {
+            problem: RecordProblem::Origin,
+        })?;
+    let kind = string_contents(line, kind)
+        .filter(|k| is_valid_kind(k))
+        .ok_or(ChainError::BadRecord {
+            problem: RecordProblem::Kind,
+        })?;
+    let ts = string_contents(line, ts)
+        .filter(|t| crate::time::is_rfc3339_utc(t))
+        .ok_or(ChainError::BadRecord {
+            problem: RecordProblem::Timestamp,
+        })?;
+    Ok(RecordView {
+        seq,
+        prev,
+        origin,
+        kind,
+        ts,
+        body: &line[body],
+    })
+}
+
+fn bad<T>(problem: RecordProblem) -> Result<T, ChainError> {
+    Err(ChainError::BadRecord { problem })
+}
+
+/// The bytes between the quotes of a JSON string value, or `None` when the
+/// value is not a string.
+fn string_contents(line: &[u8], span: Range<usize>) -> Option<&[u8]> {
+    let raw = &line[span];
+    if raw.len() >= 2 && raw[0] == b'"' && raw[raw.len() - 1] == b'"' {
+        Some(&raw[1..raw.len() - 1])
+    } else {
+        None
+    }
+}
+
+/// A canonical non-negative integer no larger than [`MAX_SEQ`].
+fn parse_seq(text: &[u8]) -> Option<u64> {
+    if text.is_empty() || text.len() > 16 || (text.len() > 1 && text[0] == b'0') {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &c in text {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + u64::from(c - b'0');
+    }
+    (v <= MAX_SEQ).then_some(v)
+}
+
+/// Origin: 1..=255 bytes of printable ASCII, excluding `+` (it separates key
+/// fields in signed-note key encodings), `"` and `\` (so it never needs
+/// escaping), and space.
+pub fn is_valid_origin(origin: &[u8]) -> bool {
+    (1..=255).contains(&origin.len())
+        && origin
+            .iter()
+            .all(|&c| (0x21..=0x7e).contains(&c) && c != b'+' && c != b'"' && c != b'\\')
+}
+
+/// Kind: `[a-z0-9][a-z0-9_.:/-]{0,63}`.
+pub fn is_valid_kind(kind: &[u8]) -> bool {
+    match kind.split_first() {
+        Some((first, rest)) => {
+            kind.len() <= 64
+                && (first.is_ascii_lowercase() || first.is_ascii_digit())
+                && rest
+                    .iter()
+                    .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || b"_.:/-".contains(&c))
+        }
+        None => false,
+    }
+}
+
+/// Why a record could not be built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum EncodeError {
+    #[error("invalid origin {0:?}: use 1-255 printable ASCII characters without + \" \\ or spaces")]
+    Origin(String),
+    #[error("invalid kind {0:?}: use [a-z0-9][a-z0-9_.:/-]{{0,63}}")]
+    Kind(String),
+    #[error("seq {0} exceeds 2^53-1")]
+    Seq(u64),
+    #[error("body cannot be canonicalized: {0}")]
+    Body(#[from] crate::jcs::CanonicalizeError),
+    #[error("record would be {len} bytes, over the {max}-byte line limit")]
+    TooLong { len: usize, max: usize },
+    #[error("record does not validate: {0}")]
+    Invalid(ChainError),
+}
+
+/// The fields of a record to be written.
+pub struct NewRecord<'a> {
+    pub origin: &'a str,
+    pub seq: u64,
+    pub prev: Hash,
+    pub ts: &'a str,
+    pub kind: &'a str,
+    pub body: &'a serde_json::Value,
+}
+
+/// Serializes a record as its canonical line (without newline), appending it
+/// to `out`, and checks the result with [`parse_line`] so that vouch never
+/// writes a line its own verifier would reject.
+pub fn encode(rec: &NewRecord<'_>, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    if !is_valid_origin(rec.origin.as_bytes()) {
+        return Err(EncodeError::Origin(rec.origin.to_owned()));
+    }
+    if !is_valid_kind(rec.kind.as_bytes()) {
+        return Err(EncodeError::Kind(rec.kind.to_owned()));
+    }
+    if rec.seq > MAX_SEQ {
+        return Err(EncodeError::Seq(rec.seq));
+    }
+    let start = out.len();
+    out.extend_from_slice(b"{\"body\":");
+    crate::jcs::write_canonical(rec.body, out)?;
+    out.extend_from_slice(b",\"kind\":\"");
+    out.extend_from_slice(rec.kind.as_bytes());
+    out.extend_from_slice(b"\",\"origin\":\"");
+    out.extend_from_slice(rec.origin.as_bytes());
+    out.extend_from_slice(b"\",\"prev\":\"");
+    out.extend_from_slice(crate::hex::encode(&rec.prev).as_bytes());
+    out.extend_from_slice(b"\",\"seq\":");
+    out.extend_from_slice(rec.seq.to_string().as_bytes());
+    out.extend_from_slice(b",\"ts\":\"");
+    out.extend_from_slice(rec.ts.as_bytes());
+    out.extend_from_slice(b"\",\"v\":1}");
+    let line = &out[start..];
+    if line.len() > MAX_LINE_LEN {
+        let len = line.len();
+        out.truncate(start);
+        return Err(EncodeError::TooLong {
+            len,
+            max: MAX_LINE_LEN,
+        });
+    }
+    if let Err(e) = parse_line(line) {
+        out.truncate(start);
+        return Err(EncodeError::Invalid(e));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn line(body: serde_json::Value) -> Vec<u8> {
+        let mut out = Vec::new();
+        encode(
+            &NewRecord {
+                origin: "example.com/log",
+                seq: 7,
+                prev: [0xab; 32],
+                ts: "2026-11-29T15:58:05.123Z",
+                kind: "note",
+                body: &body,
+            },
+            &mut out,
+        )
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn encodes_the_documented_layout() {
+        let l = line(json!({"msg": "hi", "a": [1, 2.5]}));
+        let expected = format!(
+            "{{\"body\":{{\"a\":[1,2.5],\"msg\":\"hi\"}},\"kind\":\"note\",\"origin\":\"example.com/log\",\"prev\":\"{}\",\"seq\":7,\"ts\":\"2026-11-29T15:58:05.123Z\",\"v\":1}}",
+            "ab".repeat(32)
+        );
+        assert_eq!(String::from_utf8(l.clone()).unwrap(), expected);
+        let r = parse_line(&l).unwrap();
+        assert_eq!(r.seq, 7);
+        assert_eq!(r.prev, [0xab; 32]);
+        assert_eq!(r.origin, b"example.com/log");
+        assert_eq!(r.kind, b"note");
+        assert_eq!(r.body, br#"{"a":[1,2.5],"msg":"hi"}"#);
+    }
+
+    #[test]
+    fn rejects_schema_violations() {
+        let good = String::from_utf8(line(json!(null))).unwrap();
+        let cases: Vec<(String, RecordProblem)> = vec![
+            (good.replace("\"v\":1", "\"v\":2"), RecordProblem::Version),
+            (good.replace("\"seq\":7", "\"seq\":-7"), RecordProblem::Seq),
+            (good.replace("\"seq\":7", "\"seq\":7.5"), RecordProblem::Seq),
+            (
+                good.replace("\"seq\":7", "\"seq\":\"7\""),
+                RecordProblem::Seq,
+            ),
+            (
+                good.replace("\"seq\":7", "\"seq\":9007199254740992"),
+                RecordProblem::Seq,
+            ),
+            (good.replace("abab", "ABAB"), RecordProblem::Prev),
+            (
+                good.replace("\"kind\":\"note\"", "\"kind\":\"No te\""),
+                RecordProblem::Kind,
+            ),
+            (
+                good.replace("\"kind\":\"note\"", "\"kind\":\"\""),
+                RecordProblem::Kind,
+            ),
+            (
+                good.replace("example.com/log", "exa+mple"),
+                RecordProblem::Origin,
+            ),
+            (
+                good.replace("2026-11-29T15", "2026-11-29 15"),
+                RecordProblem::Timestamp,
+            ),
+            (good.replace(",\"v\":1}", "}"), RecordProblem::Fields),
+            (
+                good.replace(",\"v\":1}", ",\"v\":1,\"w\":1}"),
+                RecordProblem::Fields,
+            ),
+            ("[1,2]".to_owned(), RecordProblem::Fields),
+        ];
+        for (text, problem) in cases {
+            assert_eq!(
+                parse_line(text.as_bytes()).unwrap_err(),
+                ChainError::BadRecord { problem },
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn rejects_non_canonical_and_oversized() {
+        let good = String::from_utf8(line(json!({"b": 1, "a": 2}))).unwrap();
+        let spaced = good.replacen("{\"body\":", "{ \"body\":", 1);
+        assert_eq!(
+            parse_line(spaced.as_bytes()).unwrap_err().code(),
+            "not_canonical"
+        );
+        let huge = vec![b'x'; MAX_LINE_LEN + 1];
+        assert_eq!(parse_line(&huge).unwrap_err().code(), "line_too_long");
+        let deep = format!("{}{}", "[".repeat(100), "]".repeat(100));
+        assert_eq!(parse_line(deep.as_bytes()).unwrap_err().code(), "too_deep");
+        assert_eq!(
+            parse_line(b"{\"body\":\"\xff\"}").unwrap_err().code(),
+            "bad_utf8"
+        );
+    }
+
+    #[test]
+    fn genesis_depends_on_origin() {
+        assert_ne!(genesis_prev("a"), genesis_prev("b"));
+        assert_ne!(genesis_prev("a"), [0u8; 32]);
+    }
+}

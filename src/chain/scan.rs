@@ -1,0 +1,637 @@
+//! Pass 1 of verification: scanning one byte range of a log file.
+//!
+//! A log file is cut into chunks at arbitrary byte offsets; each chunk owns
+//! the lines that *start* inside it, so chunks are scanned independently and
+//! in parallel. A scan validates every line (canonical JSON, schema), hashes
+//! it once (RFC 6962 leaf hash over the raw bytes), checks the `seq`/`prev`
+//! links between consecutive lines of the chunk, folds the leaves into a
+//! compact Merkle range, and records what only the stitching pass can judge:
+//! the chunk's first and last record, and every checkpoint with the compact
+//! range up to it. The hot path allocates nothing per record.
+
+use super::error::{ChainError, CheckpointProblem, RecordProblem};
+use super::record::{self, KIND_CHECKPOINT, KIND_KEY_ROTATION, MAX_LINE_LEN};
+use crate::merkle::{CompactRange, Hash, leaf_hash};
+use crate::note::{self, VerifierKey, checkpoint::Checkpoint};
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+
+/// How much of a file one read brings in.
+const READ_BLOCK: usize = 2 << 20;
+
+/// What a chunk scan needs to know besides the bytes.
+pub(crate) struct ScanContext<'a> {
+    /// Keys trusted from the start (given by the auditor).
+    pub trusted: &'a [VerifierKey],
+    /// Tree sizes at which the compact range must be snapshotted (auditor
+    /// checkpoints), sorted ascending, deduplicated.
+    pub snapshot_sizes: &'a [u64],
+}
+
+/// The outcome of checking a checkpoint note's signatures against the
+/// initially trusted keys.
+#[derive(Debug, Clone)]
+pub(crate) enum SignatureCheck {
+    /// No keys were given: signatures are not checked.
+    NotChecked,
+    /// Verified by these initially trusted keys (name, id).
+    Verified(Vec<(String, u32)>),
+    /// No initially trusted key signed it; a key introduced by a rotation
+    /// may have: the stitching pass retries with the note text.
+    Pending {
+        note: String,
+        signers: Vec<(String, u32)>,
+    },
+}
+
+/// A checkpoint or key rotation record seen in a chunk.
+#[derive(Debug, Clone)]
+pub(crate) struct CheckpointEvent {
+    pub line_index: u64,
+    pub offset: u64,
+    pub seq: u64,
+    pub checkpoint: Checkpoint,
+    /// Compact range from the chunk's first record up to (excluding) this one.
+    pub range_before: CompactRange,
+    pub signature: SignatureCheck,
+    /// For a key rotation: the key it introduces.
+    pub new_key: Option<VerifierKey>,
+}
+
+/// A compact range snapshot at an auditor checkpoint size.
+#[derive(Debug, Clone)]
+pub(crate) struct SizeSnapshot {
+    pub line_index: u64,
+    pub offset: u64,
+    pub size: u64,
+    pub range_before: CompactRange,
+}
+
+/// The first record of a chunk, for checking the link to the chunk before.
+#[derive(Debug, Clone)]
+pub(crate) struct FirstRecord {
+    pub offset: u64,
+    pub seq: u64,
+    pub prev: Hash,
+    pub leaf: Hash,
+    pub origin: String,
+    /// The seq of the chunk's second record, when it parsed.
+    pub next_seq: Option<u64>,
+}
+
+/// The first failure inside a chunk.
+#[derive(Debug, Clone)]
+pub(crate) struct ChunkFailure {
+    pub line_index: u64,
+    pub offset: u64,
+    pub seq: Option<u64>,
+    pub error: ChainError,
+    /// A seq jump whose name (gap or reorder) depends on the record after
+    /// it, which lies in the next chunk.
+    pub unresolved_jump: bool,
+}
+
+/// What remains after the last newline of the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tail {
+    None,
+    /// An incomplete final record (a crash mid-append).
+    Torn {
+        offset: u64,
+        bytes: u64,
+    },
+    /// Bytes that cannot be the start of a record.
+    Trailing {
+        offset: u64,
+        bytes: u64,
+    },
+}
+
+/// Everything pass 2 needs from one chunk.
+#[derive(Debug, Clone)]
+pub(crate) struct ChunkScan {
+    /// Complete lines owned by this chunk.
+    pub lines: u64,
+    pub first: Option<FirstRecord>,
+    pub last_seq: u64,
+    pub last_leaf: Hash,
+    pub last_kind_is_checkpoint: bool,
+    pub range: CompactRange,
+    pub checkpoints: Vec<CheckpointEvent>,
+    pub snapshots: Vec<SizeSnapshot>,
+    pub failure: Option<ChunkFailure>,
+    pub tail: Tail,
+}
+
+/// Scans the lines of `file` that start in `[start, end)`; `file_len` is the
+/// size taken when verification began (bytes appended later are ignored).
+pub(crate) fn scan_file_chunk(
+    file: &File,
+    start: u64,
+    end: u64,
+    file_len: u64,
+    ctx: &ScanContext<'_>,
+) -> std::io::Result<ChunkScan> {
+    let mut reader = BlockReader::new(file, file_len);
+    let mut scan = Scanner::new(ctx);
+    let mut pos = start;
+    if start > 0 {
+        // The line that contains byte start-1 belongs to the previous chunk.
+        match reader.find_newline_from(start - 1)? {
+            Some(nl) => pos = nl + 1,
+            None => return Ok(scan.finish(Tail::None)),
+        }
+    }
+    reader.seek(pos);
+    let mut tail = Tail::None;
+    while reader.position() < end && reader.position() < file_len {
+        let offset = reader.position();
+        match reader.next_line()? {
+            Line::Complete(line) => scan.line(line, offset),
+            Line::TooLong => {
+                scan.fail_at(offset, None, ChainError::LineTooLong { max: MAX_LINE_LEN })
+            }
+            Line::Unterminated(bytes) => {
+                tail = classify_tail(bytes, offset);
+                break;
+            }
+        }
+    }
+    Ok(scan.finish(tail))
+}
+
+/// Scans an in-memory log (all of it, as one chunk).
+pub(crate) fn scan_bytes(bytes: &[u8], ctx: &ScanContext<'_>) -> ChunkScan {
+    let mut scan = Scanner::new(ctx);
+    let mut pos = 0usize;
+    let mut tail = Tail::None;
+    while pos < bytes.len() {
+        let rest = &bytes[pos..];
+        let Some(n) = memchr::memchr(b'\n', rest) else {
+            tail = classify_tail(rest, pos as u64);
+            break;
+        };
+        if n <= MAX_LINE_LEN {
+            scan.line(&rest[..n], pos as u64);
+        } else {
+            scan.fail_at(
+                pos as u64,
+                None,
+                ChainError::LineTooLong { max: MAX_LINE_LEN },
+            );
+        }
+        pos += n + 1;
+    }
+    scan.finish(tail)
+}
+
+fn classify_tail(bytes: &[u8], offset: u64) -> Tail {
+    const PREFIX: &[u8] = b"{\"body\":";
+    let n = bytes.len().min(PREFIX.len());
+    let plausible = bytes[..n] == PREFIX[..n]
+        && bytes.len() <= MAX_LINE_LEN
+        && !bytes.contains(&0)
+        && !bytes.is_empty();
+    let len = bytes.len() as u64;
+    if plausible {
+        Tail::Torn { offset, bytes: len }
+    } else {
+        Tail::Trailing { offset, bytes: len }
+    }
+}
+
+/// Line-by-line verification state of one chunk.
+struct Scanner<'c, 'a> {
+    ctx: &'c ScanContext<'a>,
+    lines: u64,
+    first: Option<FirstRecord>,
+    origin: Vec<u8>,
+    expected_seq: u64,
+    prev_leaf: Hash,
+    last_kind_is_checkpoint: bool,
+    range: CompactRange,
+    checkpoints: Vec<CheckpointEvent>,
+    snapshots: Vec<SizeSnapshot>,
+    next_snapshot: usize,
+    failure: Option<ChunkFailure>,
+    /// A seq jump at the previous line waits for this line's seq to be named.
+    jump_pending: Option<u64>,
+}
+
+impl<'c, 'a> Scanner<'c, 'a> {
+    fn new(ctx: &'c ScanContext<'a>) -> Self {
+        Scanner {
+            ctx,
+            lines: 0,
+            first: None,
+            origin: Vec::new(),
+            expected_seq: 0,
+            prev_leaf: [0; 32],
+            last_kind_is_checkpoint: false,
+            range: CompactRange::new(0),
+            checkpoints: Vec::new(),
+            snapshots: Vec::new(),
+            next_snapshot: 0,
+            failure: None,
+            jump_pending: None,
+        }
+    }
+
+    fn fail_at(&mut self, offset: u64, seq: Option<u64>, error: ChainError) {
+        if self.failure.is_none() {
+            self.failure = Some(ChunkFailure {
+                line_index: self.lines,
+                offset,
+                seq,
+                error,
+                unresolved_jump: false,
+            });
+        }
+        self.jump_pending = None;
+        self.lines += 1;
+    }
+
+    fn line(&mut self, line: &[u8], offset: u64) {
+        if self.failure.is_some() {
+            self.after_failure(line);
+            self.lines += 1;
+            return;
+        }
+        let rec = match record::parse_line(line) {
+            Ok(r) => r,
+            Err(e) => return self.fail_at(offset, None, e),
+        };
+        let leaf = leaf_hash(line);
+        match &mut self.first {
+            None => {
+                self.origin.extend_from_slice(rec.origin);
+                self.first = Some(FirstRecord {
+                    offset,
+                    seq: rec.seq,
+                    prev: rec.prev,
+                    leaf,
+                    origin: rec.origin_str().to_owned(),
+                    next_seq: None,
+                });
+                self.range = CompactRange::new(rec.seq);
+                self.next_snapshot = self.ctx.snapshot_sizes.partition_point(|&s| s < rec.seq);
+            }
+            Some(first) => {
+                if self.lines == 1 {
+                    first.next_seq = Some(rec.seq);
+                }
+                if rec.origin != self.origin.as_slice() {
+                    let expected = String::from_utf8_lossy(&self.origin).into_owned();
+                    let found = rec.origin_str().to_owned();
+                    return self.fail_at(
+                        offset,
+                        Some(rec.seq),
+                        ChainError::OriginMismatch { expected, found },
+                    );
+                }
+                if rec.seq != self.expected_seq {
+                    let expected = self.expected_seq;
+                    let error = if rec.seq > expected {
+                        self.fail_at(
+                            offset,
+                            Some(rec.seq),
+                            ChainError::SeqGap {
+                                expected,
+                                found: rec.seq,
+                            },
+                        );
+                        // Name it once the next line's seq is known.
+                        self.jump_pending = Some(rec.seq);
+                        if let Some(f) = &mut self.failure {
+                            f.unresolved_jump = true;
+                        }
+                        return;
+                    } else if leaf == self.prev_leaf {
+                        ChainError::Duplicate { seq: rec.seq }
+                    } else {
+                        ChainError::Reordered {
+                            expected,
+                            found: rec.seq,
+                        }
+                    };
+                    return self.fail_at(offset, Some(rec.seq), error);
+                }
+                if rec.prev != self.prev_leaf {
+                    return self.fail_at(
+                        offset,
+                        Some(rec.seq),
+                        ChainError::BrokenLink {
+                            seq: rec.seq,
+                            expected: self.prev_leaf,
+                            found: rec.prev,
+                        },
+                    );
+                }
+            }
+        }
+        while let Some(&size) = self.ctx.snapshot_sizes.get(self.next_snapshot) {
+            if size > rec.seq {
+                break;
+            }
+            if size == rec.seq {
+                self.snapshots.push(SizeSnapshot {
+                    line_index: self.lines,
+                    offset,
+                    size,
+                    range_before: self.range.clone(),
+                });
+            }
+            self.next_snapshot += 1;
+        }
+        let kind = rec.kind;
+        self.last_kind_is_checkpoint = false;
+        if kind == KIND_CHECKPOINT.as_bytes() || kind == KIND_KEY_ROTATION.as_bytes() {
+            match self.checkpoint(&rec, offset) {
+                Ok(event) => {
+                    self.checkpoints.push(event);
+                    self.last_kind_is_checkpoint = true;
+                }
+                Err(e) => return self.fail_at(offset, Some(rec.seq), e),
+            }
+        }
+        // Fails only past 2^64 leaves; seq is capped at 2^53.
+        let _ = self.range.append(leaf);
+        self.prev_leaf = leaf;
+        self.expected_seq = rec.seq + 1;
+        self.lines += 1;
+    }
+
+    /// After the first failure, lines are only counted, except that the line
+    /// right after a seq jump decides whether it was a gap or a reorder.
+    fn after_failure(&mut self, line: &[u8]) {
+        if let Some(found) = self.jump_pending.take() {
+            if let Some(f) = &mut self.failure {
+                f.unresolved_jump = false;
+                if let (Ok(next), ChainError::SeqGap { expected, .. }) =
+                    (record::parse_line(line), &f.error)
+                {
+                    if next.seq < found {
+                        f.error = ChainError::Reordered {
+                            expected: *expected,
+                            found,
+                        };
+                    }
+                }
+            }
+        }
+    }
+
+    fn checkpoint(
+        &self,
+        rec: &record::RecordView<'_>,
+        offset: u64,
+    ) -> Result<CheckpointEvent, ChainError> {
+        let seq = rec.seq;
+        let is_rotation = rec.kind == KIND_KEY_ROTATION.as_bytes();
+        let body = parse_checkpoint_body(rec.body, is_rotation).ok_or(ChainError::BadRecord {
+            problem: RecordProblem::Body,
+        })?;
+        let problem = |problem| ChainError::BadCheckpoint { seq, problem };
+        let parsed =
+            note::parse(body.note.as_bytes()).map_err(|_| problem(CheckpointProblem::Note))?;
+        let checkpoint =
+            note::checkpoint::parse(&parsed.text).map_err(|_| problem(CheckpointProblem::Body))?;
+        if checkpoint.origin.as_bytes() != rec.origin {
+            return Err(problem(CheckpointProblem::Origin));
+        }
+        if checkpoint.size != seq {
+            return Err(problem(CheckpointProblem::Size));
+        }
+        let new_key = match &body.new_key {
+            None => None,
+            Some(text) => {
+                let key = VerifierKey::from_text(text)
+                    .map_err(|_| problem(CheckpointProblem::Rotation))?;
+                let announced = format!("{ROTATION_EXTENSION}{text}");
+                if !checkpoint.extensions.iter().any(|e| *e == announced)
+                    || note::open(body.note.as_bytes(), std::slice::from_ref(&key)).is_err()
+                {
+                    return Err(problem(CheckpointProblem::Rotation));
+                }
+                Some(key)
+            }
+        };
+        let signers: Vec<(String, u32)> = parsed
+            .signatures
+            .iter()
+            .map(|s| (s.name.clone(), s.key_id))
+            .collect();
+        let signature = if self.ctx.trusted.is_empty() {
+            SignatureCheck::NotChecked
+        } else {
+            match note::open(body.note.as_bytes(), self.ctx.trusted) {
+                Ok(verified) => SignatureCheck::Verified(verified.verified_by().to_vec()),
+                Err(note::NoteError::BadSignature { name, key_id }) => {
+                    return Err(ChainError::BadSignature {
+                        key_name: name,
+                        key_id,
+                    });
+                }
+                Err(_) => SignatureCheck::Pending {
+                    note: body.note,
+                    signers,
+                },
+            }
+        };
+        Ok(CheckpointEvent {
+            line_index: self.lines,
+            offset,
+            seq,
+            checkpoint,
+            range_before: self.range.clone(),
+            signature,
+            new_key,
+        })
+    }
+
+    fn finish(self, tail: Tail) -> ChunkScan {
+        ChunkScan {
+            lines: self.lines,
+            last_seq: self.expected_seq.saturating_sub(1),
+            last_leaf: self.prev_leaf,
+            last_kind_is_checkpoint: self.last_kind_is_checkpoint,
+            first: self.first,
+            range: self.range,
+            checkpoints: self.checkpoints,
+            snapshots: self.snapshots,
+            failure: self.failure,
+            tail,
+        }
+    }
+}
+
+/// The extension line of a key rotation checkpoint, followed by the new
+/// verifier key (docs/FORMAT.md §6).
+pub const ROTATION_EXTENSION: &str = "vouch-key-rotation ";
+
+pub(crate) struct CheckpointBody {
+    pub note: String,
+    pub new_key: Option<String>,
+}
+
+/// Body of a checkpoint record: `{"note":STRING}`; of a key rotation record:
+/// `{"new_key":STRING,"note":STRING}`. The body is already known to be
+/// canonical JSON.
+pub(crate) fn parse_checkpoint_body(body: &[u8], rotation: bool) -> Option<CheckpointBody> {
+    let mut members: Vec<(Vec<u8>, std::ops::Range<usize>)> = Vec::with_capacity(2);
+    crate::jcs::validate(body, record::MAX_DEPTH, |k, r| {
+        if members.len() < 3 {
+            members.push((k.to_vec(), r));
+        }
+    })
+    .ok()?;
+    let string = |r: &std::ops::Range<usize>| -> Option<String> {
+        let raw = body.get(r.clone())?;
+        if raw.len() < 2 || raw[0] != b'"' {
+            return None;
+        }
+        crate::jcs::unescape_str(&raw[1..raw.len() - 1]).ok()
+    };
+    match (rotation, members.as_slice()) {
+        (false, [(k, r)]) if k == b"note" => Some(CheckpointBody {
+            note: string(r)?,
+            new_key: None,
+        }),
+        (true, [(k1, r1), (k2, r2)]) if k1 == b"new_key" && k2 == b"note" => Some(CheckpointBody {
+            note: string(r2)?,
+            new_key: Some(string(r1)?),
+        }),
+        _ => None,
+    }
+}
+
+enum Line<'b> {
+    Complete(&'b [u8]),
+    TooLong,
+    Unterminated(&'b [u8]),
+}
+
+/// Reads a file sequentially in large blocks with positioned reads, handing
+/// out complete lines without copying them.
+struct BlockReader<'f> {
+    file: &'f File,
+    file_len: u64,
+    buf: Vec<u8>,
+    /// File offset of buf[0].
+    base: u64,
+    /// Valid bytes in buf.
+    filled: usize,
+    /// Next unread byte in buf.
+    cursor: usize,
+}
+
+impl<'f> BlockReader<'f> {
+    fn new(file: &'f File, file_len: u64) -> Self {
+        BlockReader {
+            file,
+            file_len,
+            buf: Vec::new(),
+            base: 0,
+            filled: 0,
+            cursor: 0,
+        }
+    }
+
+    fn position(&self) -> u64 {
+        self.base + self.cursor as u64
+    }
+
+    fn seek(&mut self, pos: u64) {
+        self.base = pos;
+        self.filled = 0;
+        self.cursor = 0;
+    }
+
+    /// Reads more bytes after `filled`, keeping the unread part. Returns how
+    /// many bytes were added (0 at the size taken at start).
+    fn refill(&mut self) -> std::io::Result<usize> {
+        if self.cursor > 0 {
+            self.buf.copy_within(self.cursor..self.filled, 0);
+            self.base += self.cursor as u64;
+            self.filled -= self.cursor;
+            self.cursor = 0;
+        }
+        let want = READ_BLOCK.max(self.filled + READ_BLOCK / 2);
+        if self.buf.len() < want {
+            self.buf.resize(want, 0);
+        }
+        let file_pos = self.base + self.filled as u64;
+        let remaining = self.file_len.saturating_sub(file_pos);
+        let room =
+            (self.buf.len() - self.filled).min(usize::try_from(remaining).unwrap_or(usize::MAX));
+        if room == 0 {
+            return Ok(0);
+        }
+        let mut got = 0;
+        while got < room {
+            let n = self.file.read_at(
+                &mut self.buf[self.filled + got..self.filled + room],
+                file_pos + got as u64,
+            )?;
+            if n == 0 {
+                break; // the file shrank while being read
+            }
+            got += n;
+        }
+        self.filled += got;
+        Ok(got)
+    }
+
+    fn next_line(&mut self) -> std::io::Result<Line<'_>> {
+        let mut searched = 0;
+        loop {
+            if let Some(n) = memchr::memchr(b'\n', &self.buf[self.cursor + searched..self.filled]) {
+                let len = searched + n;
+                let start = self.cursor;
+                self.cursor += len + 1;
+                if len > MAX_LINE_LEN {
+                    return Ok(Line::TooLong);
+                }
+                return Ok(Line::Complete(&self.buf[start..start + len]));
+            }
+            searched = self.filled - self.cursor;
+            if searched > MAX_LINE_LEN {
+                // Skip the rest of the over-long line without buffering it.
+                return self.skip_long_line();
+            }
+            if self.refill()? == 0 {
+                let start = self.cursor;
+                self.cursor = self.filled;
+                return Ok(Line::Unterminated(&self.buf[start..self.filled]));
+            }
+        }
+    }
+
+    fn skip_long_line(&mut self) -> std::io::Result<Line<'_>> {
+        loop {
+            self.cursor = self.filled;
+            if self.refill()? == 0 {
+                return Ok(Line::TooLong);
+            }
+            if let Some(n) = memchr::memchr(b'\n', &self.buf[self.cursor..self.filled]) {
+                self.cursor += n + 1;
+                return Ok(Line::TooLong);
+            }
+        }
+    }
+
+    /// The offset of the first newline at or after `from`, if any before the
+    /// size taken at start.
+    fn find_newline_from(&mut self, from: u64) -> std::io::Result<Option<u64>> {
+        self.seek(from);
+        loop {
+            if let Some(n) = memchr::memchr(b'\n', &self.buf[self.cursor..self.filled]) {
+                return Ok(Some(self.position() + n as u64));
+            }
+            self.cursor = self.filled;
+            if self.refill()? == 0 {
+                return Ok(None);
+            }
+        }
+    }
+}

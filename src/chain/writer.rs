@@ -1,0 +1,378 @@
+//! Writing logs: append, checkpoint, key rotation and repair.
+//!
+//! Every write takes an exclusive lock on the log file (flock), so several
+//! processes appending at once never interleave, fork or lose a record. A
+//! batch of records is written with one `write` and made durable with
+//! `fsync` before it is acknowledged; if the write fails, the file is cut
+//! back to its previous length so the log never claims a record that was
+//! not written. A crash mid-write can leave at most an incomplete final line
+//! (`torn_tail`), which [`repair`] removes.
+
+use super::error::ChainError;
+use super::record::{self, KIND_CHECKPOINT, KIND_KEY_ROTATION, NewRecord};
+use super::scan::ROTATION_EXTENSION;
+use super::verify::{self, VerifyOptions};
+use crate::merkle::{Hash, leaf_hash};
+use crate::note::{self, SignerKey, checkpoint::Checkpoint};
+use crate::{Error, Result};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+/// Why a log cannot be written in its current state.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LogStateProblem {
+    #[error(
+        "the log ends with an incomplete line of {bytes} bytes (a crash mid-append?); run `vouch repair` first"
+    )]
+    TornTail { bytes: u64 },
+    #[error("its last record is not valid ({0}); run `vouch verify`")]
+    LastRecordInvalid(ChainError),
+    #[error("the log's origin is {log:?} but the key is named {key:?}")]
+    OriginMismatch { log: String, key: String },
+    #[error("the log does not verify ({0}); refusing to sign it")]
+    Invalid(ChainError),
+    #[error("record {seq} does not exist (the log has {records} records)")]
+    NoSuchRecord { seq: u64, records: u64 },
+    #[error(
+        "record {seq} is not covered by a checkpoint yet (latest covers {covered}); run `vouch checkpoint`"
+    )]
+    NotCovered { seq: u64, covered: u64 },
+    #[error("the log ends with an incomplete line; verify it before proving")]
+    Unterminated,
+}
+
+fn state_error(path: &Path, problem: LogStateProblem) -> Error {
+    Error::LogState {
+        path: path.to_path_buf(),
+        problem,
+    }
+}
+
+/// A record that was written and synced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Appended {
+    pub seq: u64,
+    pub leaf: Hash,
+}
+
+/// A log opened for writing, holding its exclusive lock until dropped.
+pub struct LockedLog {
+    file: File,
+    path: PathBuf,
+    len: u64,
+    origin: String,
+    next_seq: u64,
+    prev: Hash,
+}
+
+impl LockedLog {
+    /// Opens (creating if missing) and locks `path` for appending records of
+    /// `origin`. Reads only the last record: it trusts that the rest of the
+    /// log is what `vouch verify` would accept.
+    pub fn open(path: &Path, origin: &str) -> Result<Self> {
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?;
+        file.lock().map_err(|e| Error::io(path, e))?;
+        let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+        let mut log = LockedLog {
+            file,
+            path: path.to_path_buf(),
+            len,
+            origin: origin.to_owned(),
+            next_seq: 0,
+            prev: record::genesis_prev(origin),
+        };
+        if len > 0 {
+            log.read_last_record()?;
+        }
+        Ok(log)
+    }
+
+    fn read_last_record(&mut self) -> Result<()> {
+        let path = &self.path;
+        let want = self.len.min(record::MAX_LINE_LEN as u64 + 2);
+        let mut buf = vec![0u8; want as usize];
+        self.file
+            .read_exact_at(&mut buf, self.len - want)
+            .map_err(|e| Error::io(path, e))?;
+        if buf.last() != Some(&b'\n') {
+            let torn = buf
+                .iter()
+                .rev()
+                .position(|&b| b == b'\n')
+                .unwrap_or(buf.len());
+            return Err(state_error(
+                path,
+                LogStateProblem::TornTail { bytes: torn as u64 },
+            ));
+        }
+        let body = &buf[..buf.len() - 1];
+        let line = match memchr::memrchr(b'\n', body) {
+            Some(i) => &body[i + 1..],
+            None if want == self.len => body,
+            None => {
+                return Err(state_error(
+                    path,
+                    LogStateProblem::LastRecordInvalid(ChainError::LineTooLong {
+                        max: record::MAX_LINE_LEN,
+                    }),
+                ));
+            }
+        };
+        let rec = record::parse_line(line)
+            .map_err(|e| state_error(path, LogStateProblem::LastRecordInvalid(e)))?;
+        if rec.origin != self.origin.as_bytes() {
+            return Err(state_error(
+                path,
+                LogStateProblem::OriginMismatch {
+                    log: rec.origin_str().to_owned(),
+                    key: self.origin.clone(),
+                },
+            ));
+        }
+        self.next_seq = rec.seq + 1;
+        self.prev = leaf_hash(line);
+        Ok(())
+    }
+
+    /// The seq the next record will get.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// Appends records (kind, body) with one write and one fsync. On failure
+    /// nothing of the batch remains in the log.
+    pub fn append(&mut self, records: &[(&str, &serde_json::Value)]) -> Result<Vec<Appended>> {
+        let ts = crate::time::now_rfc3339();
+        let mut buf = Vec::new();
+        let mut appended = Vec::with_capacity(records.len());
+        let (mut seq, mut prev) = (self.next_seq, self.prev);
+        for (kind, body) in records {
+            let start = buf.len();
+            record::encode(
+                &NewRecord {
+                    origin: &self.origin,
+                    seq,
+                    prev,
+                    ts: &ts,
+                    kind,
+                    body,
+                },
+                &mut buf,
+            )
+            .map_err(|e| Error::Usage(format!("record {seq}: {e}")))?;
+            prev = leaf_hash(&buf[start..]);
+            buf.push(b'\n');
+            appended.push(Appended { seq, leaf: prev });
+            seq += 1;
+        }
+        self.write_batch(&buf)?;
+        self.next_seq = seq;
+        self.prev = prev;
+        Ok(appended)
+    }
+
+    fn write_batch(&mut self, buf: &[u8]) -> Result<()> {
+        if let Some(n) = failpoint_torn_bytes() {
+            // Test hook: simulate a crash after writing n bytes of the batch.
+            let n = n.min(buf.len());
+            let _ = self
+                .file
+                .write_all(&buf[..n])
+                .and_then(|()| self.file.sync_data());
+            eprintln!("vouch: failpoint append_torn reached");
+            loop {
+                std::thread::park();
+            }
+        }
+        let result = self
+            .file
+            .write_all(buf)
+            .and_then(|()| self.file.sync_data());
+        if let Err(e) = result {
+            // Never leave a partial batch behind.
+            let _ = self.file.set_len(self.len);
+            let _ = self.file.sync_data();
+            return Err(Error::io(&self.path, e));
+        }
+        self.len += buf.len() as u64;
+        Ok(())
+    }
+}
+
+/// `VOUCH_FAILPOINT=append_torn:N` makes the next append write only N bytes
+/// and then hang, so tests can kill the process mid-write deterministically.
+fn failpoint_torn_bytes() -> Option<usize> {
+    std::env::var("VOUCH_FAILPOINT")
+        .ok()?
+        .strip_prefix("append_torn:")?
+        .parse()
+        .ok()
+}
+
+/// Appends records to `path` as `key`'s origin (the key's name).
+pub fn append(
+    path: &Path,
+    key: &SignerKey,
+    records: &[(&str, &serde_json::Value)],
+) -> Result<Vec<Appended>> {
+    let mut log = LockedLog::open(path, key.name())?;
+    log.append(records)
+}
+
+/// A checkpoint that was signed.
+#[derive(Debug, Clone)]
+pub struct SignedCheckpoint {
+    pub checkpoint: Checkpoint,
+    /// The full signed note text.
+    pub note: String,
+    /// The seq of the checkpoint record, when one was appended.
+    pub record_seq: Option<u64>,
+}
+
+/// Verifies the structure of the locked log (links, sequence, embedded
+/// checkpoint roots; signatures are not checked since the writer may not
+/// hold every earlier key) and returns (records, root).
+fn verified_tree(log: &LockedLog) -> Result<(u64, Hash)> {
+    let report = verify::verify_files(std::slice::from_ref(&log.path), &VerifyOptions::default());
+    let Some(r) = report.logs.into_iter().next() else {
+        return Err(Error::Usage("log vanished".into()));
+    };
+    if let Some(e) = r.error {
+        return Err(Error::io(&log.path, std::io::Error::other(e)));
+    }
+    if let Some(f) = r.failure {
+        return Err(state_error(&log.path, LogStateProblem::Invalid(f.error)));
+    }
+    if let Some(bytes) = r.torn_tail {
+        return Err(state_error(&log.path, LogStateProblem::TornTail { bytes }));
+    }
+    let root = r
+        .verified
+        .map(|v| v.root())
+        .unwrap_or_else(crate::merkle::empty_root);
+    Ok((r.records, root))
+}
+
+fn checkpoint_text(origin: &str, size: u64, root: &Hash, extensions: Vec<String>) -> Checkpoint {
+    Checkpoint {
+        origin: origin.to_owned(),
+        size,
+        root: *root,
+        extensions,
+    }
+}
+
+/// Signs a checkpoint over every record of the log. With `append_record`,
+/// also appends it as a `checkpoint` record (under the same lock).
+pub fn checkpoint(path: &Path, key: &SignerKey, append_record: bool) -> Result<SignedCheckpoint> {
+    let mut log = LockedLog::open(path, key.name())?;
+    let (size, root) = verified_tree(&log)?;
+    let checkpoint = checkpoint_text(key.name(), size, &root, Vec::new());
+    let note = note::sign(&checkpoint.to_text(), &[key])
+        .map_err(|e| Error::Usage(format!("cannot sign: {e}")))?;
+    let record_seq = if append_record {
+        let body = serde_json::json!({ "note": note });
+        Some(log.append(&[(KIND_CHECKPOINT, &body)])?[0].seq)
+    } else {
+        None
+    };
+    Ok(SignedCheckpoint {
+        checkpoint,
+        note,
+        record_seq,
+    })
+}
+
+/// Rotates the log's signing key: appends a `key_rotation` record holding a
+/// checkpoint over every record so far, signed by both `old` and `new`, whose
+/// extension line names `new`'s verifier key. Verifiers that trust `old`
+/// then trust `new` for later checkpoints and stop trusting `old`.
+pub fn rotate(path: &Path, old: &SignerKey, new: &SignerKey) -> Result<SignedCheckpoint> {
+    if old.name() != new.name() {
+        return Err(Error::Usage(format!(
+            "the new key is named {:?}, the old one {:?}: a log keeps one origin",
+            new.name(),
+            old.name()
+        )));
+    }
+    let mut log = LockedLog::open(path, old.name())?;
+    let (size, root) = verified_tree(&log)?;
+    let new_text = new.verifier().to_text();
+    let checkpoint = checkpoint_text(
+        old.name(),
+        size,
+        &root,
+        vec![format!("{ROTATION_EXTENSION}{new_text}")],
+    );
+    let note = note::sign(&checkpoint.to_text(), &[old, new])
+        .map_err(|e| Error::Usage(format!("cannot sign: {e}")))?;
+    let body = serde_json::json!({ "new_key": new_text, "note": note });
+    let seq = log.append(&[(KIND_KEY_ROTATION, &body)])?[0].seq;
+    Ok(SignedCheckpoint {
+        checkpoint,
+        note,
+        record_seq: Some(seq),
+    })
+}
+
+/// What `repair` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RepairOutcome {
+    /// The log ends with a complete line (or is empty): nothing removed.
+    NothingToDo { records_end: u64 },
+    /// An incomplete final line was removed.
+    RemovedTornTail {
+        offset: u64,
+        bytes: u64,
+        removed: Vec<u8>,
+    },
+}
+
+/// Removes an incomplete final line (bytes after the last newline), and
+/// nothing else: complete records are never touched.
+pub fn repair(path: &Path) -> Result<RepairOutcome> {
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    file.lock().map_err(|e| Error::io(path, e))?;
+    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    // Find the last newline, reading backwards in blocks.
+    let mut end = len;
+    let mut cut = 0u64;
+    const BLOCK: u64 = 1 << 16;
+    'search: while end > 0 {
+        let start = end.saturating_sub(BLOCK);
+        let mut buf = vec![0u8; (end - start) as usize];
+        file.read_exact_at(&mut buf, start)
+            .map_err(|e| Error::io(path, e))?;
+        if let Some(i) = memchr::memrchr(b'\n', &buf) {
+            cut = start + i as u64 + 1;
+            break 'search;
+        }
+        end = start;
+    }
+    if cut == len {
+        return Ok(RepairOutcome::NothingToDo { records_end: len });
+    }
+    let shown = (len - cut).min(256);
+    let mut removed = vec![0u8; shown as usize];
+    file.read_exact_at(&mut removed, cut)
+        .map_err(|e| Error::io(path, e))?;
+    file.set_len(cut)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| Error::io(path, e))?;
+    Ok(RepairOutcome::RemovedTornTail {
+        offset: cut,
+        bytes: len - cut,
+        removed,
+    })
+}
