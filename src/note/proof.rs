@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! c2sp.org/tlog-proof@v1
-//! extra <base64 opaque data>          (optional)
+//! extra <base64 opaque data>          (optional; data may be empty)
 //! index <decimal leaf index>
 //! <base64 inclusion proof hash>       (zero or more, leaf sibling first)
 //!
@@ -34,9 +34,10 @@ pub const MAX_PROOF_SIZE: usize = MAX_NOTE_SIZE + 64 * 1024;
 /// A parsed (unverified) tlog-proof.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TlogProof {
-    /// Opaque, unauthenticated extra data; empty when the `extra` line is
-    /// absent (an empty `extra` line is not allowed).
-    pub extra: Vec<u8>,
+    /// Opaque, unauthenticated extra data: `None` when the `extra` line is
+    /// absent, `Some(vec![])` for an `extra ` line with no data (as Go's
+    /// `transparency-dev/merkle` writes for empty non-nil extra data).
+    pub extra: Option<Vec<u8>>,
     /// Zero-based index of the entry in the log.
     pub index: u64,
     /// RFC 6962 inclusion proof, from the leaf's sibling up to the root's child.
@@ -73,12 +74,9 @@ pub fn parse(bytes: &[u8]) -> Result<TlogProof, NoteError> {
     line_no += 1;
     let (mut line, after) = next_line(rest).ok_or(bad(line_no))?;
     rest = after;
-    let mut extra = Vec::new();
+    let mut extra = None;
     if let Some(data) = line.strip_prefix("extra ") {
-        extra = match BASE64.decode(data) {
-            Ok(d) if !d.is_empty() => d,
-            _ => return Err(bad(line_no)),
-        };
+        extra = Some(BASE64.decode(data).map_err(|_| bad(line_no))?);
         line_no += 1;
         (line, rest) = next_line(rest).ok_or(bad(line_no))?;
     }
@@ -125,9 +123,9 @@ impl TlogProof {
         let mut out = String::with_capacity(64 + self.hashes.len() * 45 + self.checkpoint.len());
         out.push_str(HEADER);
         out.push('\n');
-        if !self.extra.is_empty() {
+        if let Some(extra) = &self.extra {
             out.push_str("extra ");
-            out.push_str(&BASE64.encode(&self.extra));
+            out.push_str(&BASE64.encode(extra));
             out.push('\n');
         }
         out.push_str("index ");
@@ -176,7 +174,7 @@ AHCioX9nLjsrse6YhjRRmk1WUEirVOLLRoOQ6vfO5vk=
         let p = parse(text.as_bytes()).unwrap();
         assert_eq!(p.index, 73894);
         assert_eq!(p.hashes.len(), 5);
-        assert!(!p.extra.is_empty());
+        assert_eq!(p.extra.as_deref().map(<[u8]>::len), Some(39));
         assert_eq!(p.checkpoint, note);
         assert_eq!(p.to_text(), text);
         open(p.checkpoint.as_bytes(), &[signer().verifier()]).unwrap();
@@ -203,7 +201,7 @@ AHCioX9nLjsrse6YhjRRmk1WUEirVOLLRoOQ6vfO5vk=
             extensions: vec![],
         };
         let note = sign(&cp.to_text(), &[&signer()]).unwrap();
-        for (index, extra) in [(0u64, vec![]), (12, b"ctx".to_vec())] {
+        for (index, extra) in [(0u64, None), (12, Some(b"ctx".to_vec())), (5, Some(vec![]))] {
             let p = TlogProof {
                 extra,
                 index,
@@ -225,7 +223,7 @@ AHCioX9nLjsrse6YhjRRmk1WUEirVOLLRoOQ6vfO5vk=
         }
         // A single-leaf tree has an empty proof: the blank line follows index.
         let p = TlogProof {
-            extra: vec![],
+            extra: None,
             index: 0,
             hashes: vec![],
             checkpoint: note.clone(),
@@ -265,10 +263,6 @@ AHCioX9nLjsrse6YhjRRmk1WUEirVOLLRoOQ6vfO5vk=
             ),
             (
                 format!("{HEADER}\nindex  1\n\n{note}"),
-                "tlog_proof_malformed_line",
-            ),
-            (
-                format!("{HEADER}\nextra \nindex 1\n\n{note}"),
                 "tlog_proof_malformed_line",
             ),
             (
@@ -327,6 +321,8 @@ AHCioX9nLjsrse6YhjRRmk1WUEirVOLLRoOQ6vfO5vk=
             let err = parse(text.as_bytes()).unwrap_err();
             assert_eq!(err.code(), code, "{text:?}");
         }
+        let empty_extra = format!("{HEADER}\nextra \nindex 1\n\n{note}");
+        assert_eq!(parse(empty_extra.as_bytes()).unwrap().extra, Some(vec![]));
         let ok = format!("{HEADER}\nindex 1\n{}\n\n{note}", vec![h; 64].join("\n"));
         assert_eq!(parse(ok.as_bytes()).unwrap().hashes.len(), 64);
         let huge = vec![b'a'; MAX_PROOF_SIZE + 1];
