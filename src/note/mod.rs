@@ -187,6 +187,17 @@ pub enum NoteError {
     /// A tlog-proof ends before its checkpoint.
     #[error("tlog-proof has no checkpoint")]
     ProofMissingCheckpoint,
+    /// A verified checkpoint is for a different log than expected.
+    #[error("checkpoint origin is {found:?}, expected {expected:?}")]
+    OriginMismatch {
+        /// The origin the caller expected.
+        expected: String,
+        /// The origin line of the checkpoint.
+        found: String,
+    },
+    /// A tlog-proof's inclusion proof does not verify against its checkpoint.
+    #[error("inclusion proof does not verify: {0}")]
+    Inclusion(#[from] crate::merkle::MerkleError),
 }
 
 impl NoteError {
@@ -219,6 +230,8 @@ impl NoteError {
             Self::ProofMalformedLine { .. } => "tlog_proof_malformed_line",
             Self::ProofTooLong { .. } => "tlog_proof_too_long",
             Self::ProofMissingCheckpoint => "tlog_proof_missing_checkpoint",
+            Self::OriginMismatch { .. } => "checkpoint_origin_mismatch",
+            Self::Inclusion(e) => e.code(),
         }
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! c2sp.org/tlog-proof@v1
-//! extra <base64 opaque data>          (optional)
+//! extra <base64 opaque data>          (optional; data may be empty)
 //! index <decimal leaf index>
 //! <base64 inclusion proof hash>       (zero or more, leaf sibling first)
 //!
@@ -12,16 +12,17 @@
 //! [`parse`] checks the layout, that the checkpoint part is a well-formed
 //! signed note ([`super::parse`]) whose text is a well-formed checkpoint
 //! ([`super::checkpoint::parse`]), and bounds the proof at
-//! [`MAX_INCLUSION_PROOF_LEN`] hashes. It verifies nothing: the extra data is
-//! unauthenticated, the checkpoint signatures are checked only by
-//! [`super::open`], and the inclusion proof only by
-//! [`crate::merkle::verify_inclusion`] against the checkpoint's size and root.
+//! [`MAX_INCLUSION_PROOF_LEN`] hashes. It verifies nothing.
+//! [`TlogProof::verify`] checks the checkpoint signatures ([`super::open`]),
+//! the origin, and the inclusion proof ([`crate::merkle::verify_inclusion`])
+//! against the checkpoint's size and root. The extra data is never
+//! authenticated.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 
-use super::checkpoint::{parse_decimal, parse_hash};
-use super::{MAX_NOTE_SIZE, NoteError, check_chars};
+use super::checkpoint::{Checkpoint, parse_decimal, parse_hash};
+use super::{MAX_NOTE_SIZE, NoteError, VerifierKey, check_chars};
 use crate::merkle::{Hash, MAX_INCLUSION_PROOF_LEN};
 
 /// First line of every tlog-proof.
@@ -34,9 +35,10 @@ pub const MAX_PROOF_SIZE: usize = MAX_NOTE_SIZE + 64 * 1024;
 /// A parsed (unverified) tlog-proof.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TlogProof {
-    /// Opaque, unauthenticated extra data; empty when the `extra` line is
-    /// absent (an empty `extra` line is not allowed).
-    pub extra: Vec<u8>,
+    /// Opaque, unauthenticated extra data: `None` when the `extra` line is
+    /// absent, `Some(vec![])` for an `extra ` line with no data (as Go's
+    /// `transparency-dev/merkle` writes for empty non-nil extra data).
+    pub extra: Option<Vec<u8>>,
     /// Zero-based index of the entry in the log.
     pub index: u64,
     /// RFC 6962 inclusion proof, from the leaf's sibling up to the root's child.
@@ -73,12 +75,9 @@ pub fn parse(bytes: &[u8]) -> Result<TlogProof, NoteError> {
     line_no += 1;
     let (mut line, after) = next_line(rest).ok_or(bad(line_no))?;
     rest = after;
-    let mut extra = Vec::new();
+    let mut extra = None;
     if let Some(data) = line.strip_prefix("extra ") {
-        extra = match BASE64.decode(data) {
-            Ok(d) if !d.is_empty() => d,
-            _ => return Err(bad(line_no)),
-        };
+        extra = Some(BASE64.decode(data).map_err(|_| bad(line_no))?);
         line_no += 1;
         (line, rest) = next_line(rest).ok_or(bad(line_no))?;
     }
@@ -117,7 +116,71 @@ pub fn parse(bytes: &[u8]) -> Result<TlogProof, NoteError> {
     })
 }
 
+/// A tlog-proof whose checkpoint signature and inclusion proof
+/// [`TlogProof::verify`] has checked. Only `verify` builds one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifiedInclusion {
+    index: u64,
+    checkpoint: Checkpoint,
+    verified_by: Vec<(String, u32)>,
+}
+
+impl VerifiedInclusion {
+    /// Index of the verified leaf.
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+
+    /// The verified checkpoint the leaf is included in.
+    pub fn checkpoint(&self) -> &Checkpoint {
+        &self.checkpoint
+    }
+
+    /// The trusted keys whose checkpoint signatures verified.
+    pub fn verified_by(&self) -> &[(String, u32)] {
+        &self.verified_by
+    }
+}
+
 impl TlogProof {
+    /// Verifies that `leaf` (an RFC 6962 leaf hash) is at `self.index` in the
+    /// log `origin`, as in Go's `transparency-dev/merkle` `VerifyTLogProof`.
+    ///
+    /// Checks, in order: the checkpoint note is signed by a key in `trusted`
+    /// ([`super::open`] semantics); its text is a checkpoint
+    /// ([`super::checkpoint::parse`]) whose origin equals `origin`; the
+    /// inclusion proof verifies against its size and root
+    /// ([`crate::merkle::verify_inclusion`], RFC 9162 §2.1.3.2). Does not look
+    /// at `extra` (unauthenticated), and applies no witness policy beyond
+    /// "some trusted key signed".
+    pub fn verify(
+        &self,
+        leaf: &Hash,
+        origin: &str,
+        trusted: &[VerifierKey],
+    ) -> Result<VerifiedInclusion, NoteError> {
+        let note = super::open(self.checkpoint.as_bytes(), trusted)?;
+        let checkpoint = super::checkpoint::parse(note.text())?;
+        if checkpoint.origin != origin {
+            return Err(NoteError::OriginMismatch {
+                expected: origin.to_owned(),
+                found: checkpoint.origin,
+            });
+        }
+        crate::merkle::verify_inclusion(
+            leaf,
+            self.index,
+            checkpoint.size,
+            &self.hashes,
+            &checkpoint.root,
+        )?;
+        Ok(VerifiedInclusion {
+            index: self.index,
+            checkpoint,
+            verified_by: note.verified_by().to_vec(),
+        })
+    }
+
     /// The tlog-proof text. Parses back to `self` when `checkpoint` is a
     /// well-formed signed checkpoint note and there are at most
     /// [`MAX_INCLUSION_PROOF_LEN`] hashes.
@@ -125,9 +188,9 @@ impl TlogProof {
         let mut out = String::with_capacity(64 + self.hashes.len() * 45 + self.checkpoint.len());
         out.push_str(HEADER);
         out.push('\n');
-        if !self.extra.is_empty() {
+        if let Some(extra) = &self.extra {
             out.push_str("extra ");
-            out.push_str(&BASE64.encode(&self.extra));
+            out.push_str(&BASE64.encode(extra));
             out.push('\n');
         }
         out.push_str("index ");
@@ -176,7 +239,7 @@ AHCioX9nLjsrse6YhjRRmk1WUEirVOLLRoOQ6vfO5vk=
         let p = parse(text.as_bytes()).unwrap();
         assert_eq!(p.index, 73894);
         assert_eq!(p.hashes.len(), 5);
-        assert!(!p.extra.is_empty());
+        assert_eq!(p.extra.as_deref().map(<[u8]>::len), Some(39));
         assert_eq!(p.checkpoint, note);
         assert_eq!(p.to_text(), text);
         open(p.checkpoint.as_bytes(), &[signer().verifier()]).unwrap();
@@ -203,7 +266,7 @@ AHCioX9nLjsrse6YhjRRmk1WUEirVOLLRoOQ6vfO5vk=
             extensions: vec![],
         };
         let note = sign(&cp.to_text(), &[&signer()]).unwrap();
-        for (index, extra) in [(0u64, vec![]), (12, b"ctx".to_vec())] {
+        for (index, extra) in [(0u64, None), (12, Some(b"ctx".to_vec())), (5, Some(vec![]))] {
             let p = TlogProof {
                 extra,
                 index,
@@ -225,7 +288,7 @@ AHCioX9nLjsrse6YhjRRmk1WUEirVOLLRoOQ6vfO5vk=
         }
         // A single-leaf tree has an empty proof: the blank line follows index.
         let p = TlogProof {
-            extra: vec![],
+            extra: None,
             index: 0,
             hashes: vec![],
             checkpoint: note.clone(),
@@ -235,6 +298,57 @@ AHCioX9nLjsrse6YhjRRmk1WUEirVOLLRoOQ6vfO5vk=
                 .starts_with("c2sp.org/tlog-proof@v1\nindex 0\n\n")
         );
         assert_eq!(parse(p.to_text().as_bytes()).unwrap(), p);
+    }
+
+    #[test]
+    fn verify_checks_signature_origin_and_inclusion() {
+        let leaves: Vec<merkle::Hash> = (0..6u8).map(|i| merkle::leaf_hash(&[i])).collect();
+        let cp = Checkpoint {
+            origin: "example.com/fancylog".into(),
+            size: 6,
+            root: merkle::root(&leaves),
+            extensions: vec![],
+        };
+        let note = sign(&cp.to_text(), &[&signer()]).unwrap();
+        let p = TlogProof {
+            extra: None,
+            index: 4,
+            hashes: merkle::inclusion_proof(&leaves, 4).unwrap(),
+            checkpoint: note,
+        };
+        let trusted = [signer().verifier()];
+        let v = p
+            .verify(&leaves[4], "example.com/fancylog", &trusted)
+            .unwrap();
+        assert_eq!(
+            (v.index(), v.checkpoint(), v.verified_by().len()),
+            (4, &cp, 1)
+        );
+        let code = |r: Result<VerifiedInclusion, NoteError>| r.unwrap_err().code();
+        assert_eq!(
+            code(p.verify(&leaves[3], "example.com/fancylog", &trusted)),
+            "merkle_root_mismatch"
+        );
+        assert_eq!(
+            code(p.verify(&leaves[4], "example.com/other", &trusted)),
+            "checkpoint_origin_mismatch"
+        );
+        assert_eq!(
+            code(p.verify(&leaves[4], "example.com/fancylog", &[])),
+            "note_unknown_key"
+        );
+        let mut q = p.clone();
+        q.index = 5;
+        assert_eq!(
+            code(q.verify(&leaves[4], "example.com/fancylog", &trusted)),
+            "merkle_root_mismatch"
+        );
+        let mut q = p.clone();
+        q.hashes[0][0] ^= 1;
+        assert_eq!(
+            code(q.verify(&leaves[4], "example.com/fancylog", &trusted)),
+            "merkle_root_mismatch"
+        );
     }
 
     #[test]
@@ -265,10 +379,6 @@ AHCioX9nLjsrse6YhjRRmk1WUEirVOLLRoOQ6vfO5vk=
             ),
             (
                 format!("{HEADER}\nindex  1\n\n{note}"),
-                "tlog_proof_malformed_line",
-            ),
-            (
-                format!("{HEADER}\nextra \nindex 1\n\n{note}"),
                 "tlog_proof_malformed_line",
             ),
             (
@@ -327,6 +437,8 @@ AHCioX9nLjsrse6YhjRRmk1WUEirVOLLRoOQ6vfO5vk=
             let err = parse(text.as_bytes()).unwrap_err();
             assert_eq!(err.code(), code, "{text:?}");
         }
+        let empty_extra = format!("{HEADER}\nextra \nindex 1\n\n{note}");
+        assert_eq!(parse(empty_extra.as_bytes()).unwrap().extra, Some(vec![]));
         let ok = format!("{HEADER}\nindex 1\n{}\n\n{note}", vec![h; 64].join("\n"));
         assert_eq!(parse(ok.as_bytes()).unwrap().hashes.len(), 64);
         let huge = vec![b'a'; MAX_PROOF_SIZE + 1];
