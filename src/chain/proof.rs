@@ -138,7 +138,7 @@ pub fn prove_inclusion(path: &Path, seq: u64) -> Result<TlogProof> {
     let hashes = merkle::inclusion_proof(&log.leaves[..*size as usize], seq)
         .map_err(|e| Error::Usage(format!("cannot build the proof: {e}")))?;
     Ok(TlogProof {
-        extra: Vec::new(),
+        extra: None,
         index: seq,
         hashes,
         checkpoint: note.clone(),
