@@ -1,6 +1,8 @@
 //! End-to-end tests of the chain commands through the real binary: exit
 //! codes, output, bad input, concurrent appenders and crash recovery.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
