@@ -19,6 +19,12 @@ pub enum Error {
     /// The caller asked for something that cannot be done as asked.
     #[error("{0}")]
     Usage(String),
+    /// A time-stamp token or response failed verification.
+    #[error(transparent)]
+    Tsa(#[from] crate::tsa::TsaError),
+    /// Talking to a remote service (e.g. a TSA) failed.
+    #[error("{url}: {message}")]
+    Network { url: String, message: String },
 }
 
 impl Error {
@@ -26,7 +32,8 @@ impl Error {
     /// (exit code 1), false when it is an operational failure (exit code 2).
     pub fn is_rejection(&self) -> bool {
         match self {
-            Error::Io { .. } | Error::Usage(_) => false,
+            Error::Io { .. } | Error::Usage(_) | Error::Network { .. } => false,
+            Error::Tsa(_) => true,
         }
     }
 
@@ -35,6 +42,8 @@ impl Error {
         match self {
             Error::Io { .. } => "io_error",
             Error::Usage(_) => "usage",
+            Error::Tsa(e) => e.code(),
+            Error::Network { .. } => "network",
         }
     }
 

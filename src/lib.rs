@@ -6,5 +6,6 @@
 #![forbid(unsafe_code)]
 
 pub mod error;
+pub mod tsa;
 
 pub use error::{Error, Result};

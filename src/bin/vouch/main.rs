@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 mod output;
+mod tsa;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -17,9 +18,15 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// RFC 3161 time stamps: request, verify, show.
+    #[command(subcommand)]
+    Tsa(tsa::TsaCommand),
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {}
+    match cli.command {
+        Command::Tsa(cmd) => tsa::run(cmd),
+    }
 }
