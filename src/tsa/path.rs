@@ -120,11 +120,10 @@ impl<'c> Search<'c, '_> {
             Some((true, _)) => {}
             _ => return Err(not_ca()),
         }
-        if let Some(ku) = issuer.ext.key_usage {
-            if ku & KU_KEY_CERT_SIGN == 0 {
+        if let Some(ku) = issuer.ext.key_usage
+            && ku & KU_KEY_CERT_SIGN == 0 {
                 return Err(not_ca());
             }
-        }
         Ok(())
     }
 
@@ -184,8 +183,8 @@ impl<'c> Search<'c, '_> {
             });
         }
         // An EKU in a CA certificate constrains what it may issue for.
-        if let Some((purposes, _)) = &cand.ext.eku {
-            if !purposes
+        if let Some((purposes, _)) = &cand.ext.eku
+            && !purposes
                 .iter()
                 .any(|p| p == oid::KP_TIME_STAMPING || p == oid::ANY_EXTENDED_KEY_USAGE)
             {
@@ -193,7 +192,6 @@ impl<'c> Search<'c, '_> {
                     subject: cand.subject_text(),
                 });
             }
-        }
         Ok(())
     }
 }

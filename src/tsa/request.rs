@@ -134,14 +134,13 @@ impl TimeStampRequest {
                 Some(_) => {}
             }
         }
-        if let Some(p) = &self.policy {
-            if *p != tst.policy {
+        if let Some(p) = &self.policy
+            && *p != tst.policy {
                 return Err(TsaError::PolicyMismatch {
                     expected: p.clone(),
                     found: tst.policy,
                 });
             }
-        }
         if self.cert_req {
             let certs: Vec<super::cert::Cert> = tok
                 .certs
