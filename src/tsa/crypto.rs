@@ -265,9 +265,10 @@ fn pss_params(alg: &AlgId, usage: &'static str) -> Result<Scheme, TsaError> {
         salt = usize::try_from(asn1::small_uint(&v, usage)?).map_err(|_| bad())?;
     }
     if let Some(t) = r.optional(asn1::ctx_cons(3), usage)?
-        && asn1::small_uint(&asn1::single(t.value, usage)?, usage)? != 1 {
-            return Err(bad());
-        }
+        && asn1::small_uint(&asn1::single(t.value, usage)?, usage)? != 1
+    {
+        return Err(bad());
+    }
     r.finish(usage)?;
     if hash != mgf_hash {
         return Err(TsaError::UnsupportedAlgorithm {

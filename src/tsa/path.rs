@@ -121,9 +121,10 @@ impl<'c> Search<'c, '_> {
             _ => return Err(not_ca()),
         }
         if let Some(ku) = issuer.ext.key_usage
-            && ku & KU_KEY_CERT_SIGN == 0 {
-                return Err(not_ca());
-            }
+            && ku & KU_KEY_CERT_SIGN == 0
+        {
+            return Err(not_ca());
+        }
         Ok(())
     }
 
@@ -187,11 +188,11 @@ impl<'c> Search<'c, '_> {
             && !purposes
                 .iter()
                 .any(|p| p == oid::KP_TIME_STAMPING || p == oid::ANY_EXTENDED_KEY_USAGE)
-            {
-                return Err(TsaError::IssuerEku {
-                    subject: cand.subject_text(),
-                });
-            }
+        {
+            return Err(TsaError::IssuerEku {
+                subject: cand.subject_text(),
+            });
+        }
         Ok(())
     }
 }

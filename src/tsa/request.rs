@@ -135,12 +135,13 @@ impl TimeStampRequest {
             }
         }
         if let Some(p) = &self.policy
-            && *p != tst.policy {
-                return Err(TsaError::PolicyMismatch {
-                    expected: p.clone(),
-                    found: tst.policy,
-                });
-            }
+            && *p != tst.policy
+        {
+            return Err(TsaError::PolicyMismatch {
+                expected: p.clone(),
+                found: tst.policy,
+            });
+        }
         if self.cert_req {
             let certs: Vec<super::cert::Cert> = tok
                 .certs

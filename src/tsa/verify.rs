@@ -98,13 +98,14 @@ pub fn verify_token(
     let parsed = token::parse(&der, &opts.limits)?;
     // RFC 3161 §2.4.2: granted (0) or grantedWithMods (1) only.
     if let Some(status) = &parsed.status
-        && status.status > 1 {
-            return Err(TsaError::StatusRejected {
-                status: status.status,
-                status_text: status.text.clone(),
-                fail_info: status.fail_info.clone(),
-            });
-        }
+        && status.status > 1
+    {
+        return Err(TsaError::StatusRejected {
+            status: status.status,
+            status_text: status.text.clone(),
+            fail_info: status.fail_info.clone(),
+        });
+    }
     let token = parsed.token.ok_or(TsaError::TokenMissing)?;
     verify_signed(&token, expected, trust, opts)
 }
@@ -250,16 +251,18 @@ fn verify_signed(
         }
     }
     if let Some(want) = &expected.policy
-        && *want != tst.policy {
-            return Err(TsaError::PolicyMismatch {
-                expected: want.clone(),
-                found: tst.policy.clone(),
-            });
-        }
+        && *want != tst.policy
+    {
+        return Err(TsaError::PolicyMismatch {
+            expected: want.clone(),
+            found: tst.policy.clone(),
+        });
+    }
     if let Some(name) = &tst.tsa
-        && !tsa_name_matches(name, signer) {
-            return Err(TsaError::TsaNameMismatch);
-        }
+        && !tsa_name_matches(name, signer)
+    {
+        return Err(TsaError::TsaNameMismatch);
+    }
     // RFC 3161 §2.4.2: vouch understands no TSTInfo extension.
     if let Some((id, _)) = tst.extensions.iter().find(|(_, critical)| *critical) {
         return Err(TsaError::UnknownCriticalExtension {
@@ -412,9 +415,10 @@ fn check_signer_profile(signer: &Cert) -> Result<(), TsaError> {
         return Err(TsaError::SignerIsCa);
     }
     if let Some(ku) = signer.ext.key_usage
-        && (ku & !(KU_DIGITAL_SIGNATURE | KU_NON_REPUDIATION) != 0 || ku == 0) {
-            return Err(TsaError::SignerKeyUsage);
-        }
+        && (ku & !(KU_DIGITAL_SIGNATURE | KU_NON_REPUDIATION) != 0 || ku == 0)
+    {
+        return Err(TsaError::SignerKeyUsage);
+    }
     if let Some(id) = signer.ext.unknown_critical.first() {
         return Err(TsaError::UnknownCriticalExtension {
             location: "signer certificate",
