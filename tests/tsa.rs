@@ -94,7 +94,7 @@ fn verify(f: &Fixture, name: &str, token: &[u8], extra: &[&str]) -> (i32, String
         "--format",
         "json",
     ];
-    if !extra.iter().any(|a| *a == "--ca-file") {
+    if !extra.contains(&"--ca-file") {
         args.extend(["--ca-file", p(&f.root.cert_pem)]);
     }
     args.extend_from_slice(extra);
@@ -323,6 +323,9 @@ fn hex(b: &[u8]) -> String {
 
 // ------------------------------------------------------------ defect matrix
 
+/// One change to a good token.
+type Edit<'a> = Box<dyn Fn(&mut TokenSpec) + 'a>;
+
 fn build(f: &Fixture, signer: &Identity, edit: impl FnOnce(&mut TokenSpec)) -> Vec<u8> {
     let mut spec = TokenSpec::new(signer, DATA);
     edit(&mut spec);
@@ -344,7 +347,7 @@ fn a_well_formed_built_token_verifies() {
 #[test]
 fn tolerated_variants_verify() {
     let Some(f) = fixture() else { return };
-    let cases: Vec<(&str, &Identity, Box<dyn Fn(&mut TokenSpec)>)> = vec![
+    let cases: Vec<(&str, &Identity, Edit)> = vec![
         ("rsa-pss", &f.tsa_rsa, Box::new(|s| s.pss = true)),
         (
             "rsa-pss-sha512",
@@ -460,7 +463,6 @@ fn sha1_is_refused_unless_allowed() {
 #[test]
 fn each_defect_is_rejected_with_its_reason_code() {
     let Some(f) = fixture() else { return };
-    type Edit<'a> = Box<dyn Fn(&mut TokenSpec) + 'a>;
     let other_cert = f.decoy.info();
     let other_anchor = ["--ca-file", p(&f.other_root.cert_pem)];
     let cases: Vec<(&str, &Identity, Edit, &[&str], &str)> = vec![
@@ -956,4 +958,155 @@ fn show_and_pem_input() {
     assert_eq!(v["tst_info"]["nonce"], NONCE_HEX);
     assert_eq!(v["signers"][0]["signer_certificate"], 0);
     assert_eq!(v["signers"][0]["ess"][0]["matches_certificate"], 0);
+}
+
+// ------------------------------------------------------------ real-world corpus
+
+/// Reason codes that fit the check a corpus case names in its `why`.
+fn acceptable_codes(why: &str) -> &'static [&'static str] {
+    let check = why.split(':').next().unwrap_or_default();
+    let table: &[(&str, &[&str])] = &[
+        ("nonce check", &["nonce_mismatch", "nonce_missing"]),
+        ("signature check", &["bad_signature", "malformed_token"]),
+        ("signer lookup", &["signer_not_found"]),
+        (
+            "imprint check",
+            &["imprint_mismatch", "imprint_algorithm_mismatch"],
+        ),
+        ("chain validity", &["cert_expired", "cert_not_yet_valid"]),
+        (
+            "chain building",
+            &["no_path_to_anchor", "bad_cert_signature"],
+        ),
+        ("trust", &["no_path_to_anchor"]),
+        (
+            "no trust anchor available",
+            &["no_path_to_anchor", "issuer_eku", "signer_not_found"],
+        ),
+        ("certReq=false", &["signer_not_found"]),
+        ("status check", &["status_rejected"]),
+        ("decoding", &["malformed_token", "bad_signature"]),
+        (
+            "TSTInfo decoding",
+            &["malformed_token", "message_digest_mismatch"],
+        ),
+        (
+            "message-digest check",
+            &[
+                "message_digest_mismatch",
+                "message_digest_missing",
+                "tstinfo_version",
+                "sha1_not_allowed",
+            ],
+        ),
+        (
+            "content-type check",
+            &["econtent_type_not_tstinfo", "content_missing"],
+        ),
+        (
+            "content-type attribute check",
+            &["content_type_mismatch", "content_type_attr_missing"],
+        ),
+        ("exactly-one-signer check", &["signer_count"]),
+        (
+            "ESS check",
+            &[
+                "ess_missing",
+                "ess_mismatch",
+                "malformed_token",
+                "bad_signature",
+                "sha1_not_allowed",
+            ],
+        ),
+        ("SignerInfo version check", &["signer_info_version"]),
+        (
+            "certificate check",
+            &["bad_certificate", "bad_cert_signature"],
+        ),
+        (
+            "signed-attributes check",
+            &[
+                "content_type_attr_missing",
+                "message_digest_missing",
+                "signed_attrs_missing",
+            ],
+        ),
+    ];
+    table
+        .iter()
+        .filter(|(prefix, _)| check.starts_with(prefix))
+        .max_by_key(|(prefix, _)| prefix.len())
+        .map_or(&[], |(_, codes)| codes)
+}
+
+#[test]
+fn real_world_corpus_verdicts() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/tsa/realworld");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(base.join("manifest.json")).unwrap()).unwrap();
+    let cases = manifest["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 79);
+    let mut failures = Vec::new();
+    for case in cases {
+        let id = case["id"].as_str().unwrap();
+        let res = |k: &str| {
+            base.join(case[k].as_str().unwrap())
+                .to_str()
+                .unwrap()
+                .to_string()
+        };
+        let mut args: Vec<String> = vec!["tsa".into(), "verify".into(), res("token")];
+        if case["data"].is_string() {
+            args.extend(["--data".into(), res("data")]);
+        } else {
+            args.extend(["--digest".into(), case["digest"].as_str().unwrap().into()]);
+        }
+        for ca in case["ca"].as_array().unwrap() {
+            args.extend([
+                "--ca-file".into(),
+                base.join(ca.as_str().unwrap()).to_str().unwrap().into(),
+            ]);
+        }
+        for u in case["untrusted"].as_array().unwrap() {
+            args.extend([
+                "--untrusted".into(),
+                base.join(u.as_str().unwrap()).to_str().unwrap().into(),
+            ]);
+        }
+        if let Some(at) = case["at"].as_str() {
+            args.extend(["--at".into(), at.into()]);
+        }
+        if let Some(n) = case["nonce"].as_str() {
+            args.extend(["--nonce".into(), n.into()]);
+        }
+        args.extend(["--format".into(), "json".into()]);
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = vouch(&a);
+        let valid = case["expect"] == "valid";
+        let reason = out.reason();
+        if valid {
+            if out.code != 0 {
+                failures.push(format!(
+                    "{id}: expected valid, got exit {} {reason}",
+                    out.code
+                ));
+            }
+        } else if out.code != 1 {
+            failures.push(format!(
+                "{id}: expected exit 1, got exit {} {reason}",
+                out.code
+            ));
+        } else {
+            let why = case["why"].as_str().unwrap();
+            let ok = acceptable_codes(why);
+            if ok.is_empty() || !ok.contains(&reason.as_str()) {
+                failures.push(format!("{id}: reason {reason} does not fit \"{why}\""));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "corpus misses:\n{}",
+        failures.join("\n")
+    );
 }
