@@ -997,6 +997,7 @@ fn acceptable_codes(why: &str) -> &'static [&'static str] {
                 "message_digest_missing",
                 "tstinfo_version",
                 "sha1_not_allowed",
+                "digest_algorithm_not_listed",
             ],
         ),
         (
@@ -1109,4 +1110,188 @@ fn real_world_corpus_verdicts() {
         "corpus misses:\n{}",
         failures.join("\n")
     );
+}
+
+// ------------------------------------------------------------ differential
+
+/// Documented cases where vouch accepts and `openssl ts -verify` rejects
+/// because OpenSSL is wrong or stricter than the RFCs for no security
+/// reason. Each entry: (variant name, reason).
+const OPENSSL_STRICTER: &[(&str, &str)] = &[
+    (
+        "rsa-pss",
+        "RSASSA-PSS SignerInfos are allowed in CMS (RFC 4056) and sent by some TSAs; OpenSSL's ts code goes through \
+         the PKCS7 API, which cannot verify PSS",
+    ),
+    (
+        "sid-ski",
+        "a subjectKeyIdentifier sid (SignerInfo version 3) is valid CMS (RFC 5652 §5.3); OpenSSL's ts code goes \
+         through the PKCS7 API, which only knows issuerAndSerialNumber",
+    ),
+];
+
+fn vouch_accepts(f: &Fixture, token: &[u8], untrusted: Option<&Identity>) -> bool {
+    let mut trust = vouch::tsa::TrustStore::new();
+    trust.add_anchors(&f.root.der).unwrap();
+    if let Some(u) = untrusted {
+        trust.add_untrusted(&u.der).unwrap();
+    }
+    let expected = vouch::tsa::Expected::imprint(vouch::tsa::ExpectedImprint::Data(
+        vouch::tsa::DataDigests::from_bytes(DATA),
+    ));
+    vouch::tsa::verify_token(
+        token,
+        &expected,
+        &trust,
+        &vouch::tsa::VerifyOptions::default(),
+    )
+    .is_ok()
+}
+
+/// When vouch accepts `token`, OpenSSL must accept it too.
+fn differential(
+    f: &Fixture,
+    name: &str,
+    token: &[u8],
+    untrusted: Option<&Identity>,
+) -> Option<String> {
+    if !vouch_accepts(f, token, untrusted) {
+        return None;
+    }
+    let info = vouch::tsa::show(token).unwrap();
+    let attime = info.tst_info.as_ref().unwrap().gen_time.unix;
+    let path = f.pki.write(&format!("diff-{name}.der"), token);
+    let ok = openssl_ts_verify(
+        f.pki.path(),
+        &path,
+        info.status.is_none(),
+        &f.data,
+        &f.root.cert_pem,
+        untrusted.map(|u| u.cert_pem.as_path()),
+        attime,
+    );
+    if ok || OPENSSL_STRICTER.iter().any(|(n, _)| *n == name) {
+        None
+    } else {
+        Some(format!("{name}: vouch accepts, openssl ts -verify rejects"))
+    }
+}
+
+#[test]
+fn differential_bit_flips_in_every_region() {
+    let Some(f) = fixture() else { return };
+    let mut misses = Vec::new();
+    let mut accepted = 0;
+    let mut total = 0;
+    for (tsa, md) in [
+        (&f.tsa_rsa, "sha256"),
+        (&f.tsa_p256, "sha384"),
+        (&f.tsa_p384, "sha512"),
+    ] {
+        let q = query(f, md, false);
+        let base = f.pki.ts_reply(tsa, None, &q, md);
+        assert!(differential(f, "base", &base, None).is_none());
+        for off in mutation_offsets(&base) {
+            for bit in [0x01u8, 0x80] {
+                let mut m = base.clone();
+                m[off] ^= bit;
+                total += 1;
+                if vouch_accepts(f, &m, None) {
+                    accepted += 1;
+                }
+                if let Some(miss) = differential(f, &format!("{md}-flip-{off}-{bit:02x}"), &m, None)
+                {
+                    misses.push(miss);
+                }
+            }
+        }
+    }
+    eprintln!("differential: {total} mutations, vouch accepted {accepted}");
+    assert!(misses.is_empty(), "{}", misses.join("\n"));
+}
+
+#[test]
+fn differential_structural_variants() {
+    let Some(f) = fixture() else { return };
+    let variants: Vec<(&str, &Identity, Edit)> = vec![
+        ("good", &f.tsa_p256, Box::new(|_| {})),
+        ("rsa-pss", &f.tsa_rsa, Box::new(|s| s.pss = true)),
+        ("sid-ski", &f.tsa_p256, Box::new(|s| s.sid_ski = true)),
+        (
+            "unsorted-signed-attrs",
+            &f.tsa_p256,
+            Box::new(|s| s.unsorted_attrs = true),
+        ),
+        (
+            "ber-indefinite",
+            &f.tsa_p256,
+            Box::new(|s| s.indefinite = true),
+        ),
+        ("ess-v1-only", &f.tsa_p256, Box::new(|s| s.ess = Ess::V1)),
+        (
+            "ess-v1-and-v2",
+            &f.tsa_p256,
+            Box::new(|s| s.ess = Ess::Both),
+        ),
+        (
+            "granted-with-mods",
+            &f.tsa_p256,
+            Box::new(|s| s.status = Some(1)),
+        ),
+        ("bare-token", &f.tsa_p256, Box::new(|s| s.status = None)),
+        (
+            "negative-serial",
+            &f.tsa_p256,
+            Box::new(|s| s.serial = vec![0xfe, 0x01]),
+        ),
+        (
+            "fractional-gentime",
+            &f.tsa_p256,
+            Box::new(|s| s.gen_time = s.gen_time.replace('Z', ".125Z")),
+        ),
+        (
+            "signer-not-first-cert",
+            &f.tsa_p256,
+            Box::new(|s| s.embed = vec![f.decoy.der.clone(), f.tsa_p256.der.clone()]),
+        ),
+        (
+            "swapped-cert-decoy-only",
+            &f.tsa_p256,
+            Box::new(|s| s.embed = vec![f.decoy.der.clone()]),
+        ),
+        (
+            "dropped-content-type",
+            &f.tsa_p256,
+            Box::new(|s| s.drop_content_type = true),
+        ),
+        (
+            "dropped-message-digest",
+            &f.tsa_p256,
+            Box::new(|s| s.drop_message_digest = true),
+        ),
+        ("dropped-ess", &f.tsa_p256, Box::new(|s| s.ess = Ess::None)),
+        (
+            "dropped-signed-attrs",
+            &f.tsa_p256,
+            Box::new(|s| s.signed_attrs = false),
+        ),
+        ("eku-not-critical", &f.eku_noncritical, Box::new(|_| {})),
+        ("ca-signer", &f.ca_signer, Box::new(|_| {})),
+        (
+            "sid-names-decoy",
+            &f.tsa_p256,
+            Box::new(|s| {
+                s.sid_cert = Some(f.decoy.info());
+                s.embed = vec![f.decoy.der.clone(), f.tsa_p256.der.clone()];
+            }),
+        ),
+    ];
+    let mut misses = Vec::new();
+    for (name, signer, edit) in &variants {
+        let t = build(f, signer, |s| edit(s));
+        if let Some(m) = differential(f, name, &t, None) {
+            misses.push(m);
+        }
+    }
+    assert!(misses.is_empty(), "{}", misses.join("\n"));
 }

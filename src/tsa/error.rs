@@ -50,6 +50,9 @@ pub enum TsaError {
     /// The SignerInfo carries no signed attributes.
     #[error("the SignerInfo has no signed attributes")]
     SignedAttrsMissing,
+    /// The SignerInfo digest algorithm is not listed in SignedData.digestAlgorithms.
+    #[error("SignerInfo digest algorithm {oid} is not listed in SignedData.digestAlgorithms")]
+    DigestAlgorithmNotListed { oid: String },
     /// An attribute occurs twice, or with other than one value.
     #[error("signed attribute {oid} occurs more than once or has other than one value")]
     AttributeNotSingle { oid: String },
@@ -206,6 +209,7 @@ impl TsaError {
             SignerNotFound => "signer_not_found",
             SignedAttrsMissing => "signed_attrs_missing",
             AttributeNotSingle { .. } => "attribute_not_single",
+            DigestAlgorithmNotListed { .. } => "digest_algorithm_not_listed",
             ContentTypeAttrMissing => "content_type_attr_missing",
             ContentTypeMismatch { .. } => "content_type_mismatch",
             MessageDigestMissing => "message_digest_missing",

@@ -34,6 +34,8 @@ pub(crate) struct Parsed<'a> {
 /// ContentInfo { signedData } with its SignedData content.
 #[derive(Debug)]
 pub(crate) struct SignedToken<'a> {
+    /// SignedData.digestAlgorithms.
+    pub digest_algorithms: Vec<AlgId>,
     pub econtent_type: String,
     /// The TSTInfo DER octets (the OCTET STRING content, BER chunks joined).
     pub econtent: Option<Vec<u8>>,
@@ -239,8 +241,15 @@ fn parse_content_info<'a>(ci: &Tlv<'a>, limits: &Limits) -> Result<SignedToken<'
     let _version = asn1::small_uint(&s.read_tag(TAG_INTEGER, SD)?, SD)?;
     let algs = s.read_tag(TAG_SET, SD)?;
     let mut ar = algs.reader();
+    let mut digest_algorithms = Vec::new();
     while !ar.is_empty() {
-        AlgId::read(&mut ar, "SignedData.digestAlgorithms")?;
+        if digest_algorithms.len() >= 16 {
+            return Err(TsaError::LimitExceeded {
+                what: "digest algorithms",
+                limit: 16,
+            });
+        }
+        digest_algorithms.push(AlgId::read(&mut ar, "SignedData.digestAlgorithms")?);
     }
     let encap = s.read_tag(TAG_SEQUENCE, "EncapsulatedContentInfo")?;
     let mut er = encap.reader();
@@ -290,6 +299,7 @@ fn parse_content_info<'a>(ci: &Tlv<'a>, limits: &Limits) -> Result<SignedToken<'
         )?);
     }
     Ok(SignedToken {
+        digest_algorithms,
         econtent_type,
         econtent,
         certs,

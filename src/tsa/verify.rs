@@ -164,6 +164,16 @@ fn verify_signed(
         .as_ref()
         .ok_or(TsaError::SignedAttrsMissing)?;
     let digest_alg = si.digest_alg.hash("SignerInfo digest")?;
+    // RFC 5652 §5.1: digestAlgorithms lists the signers' digest algorithms.
+    if !token
+        .digest_algorithms
+        .iter()
+        .any(|a| a.oid == si.digest_alg.oid)
+    {
+        return Err(TsaError::DigestAlgorithmNotListed {
+            oid: si.digest_alg.oid.clone(),
+        });
+    }
     if digest_alg == HashAlg::Sha1 && !opts.allow_sha1 {
         return Err(TsaError::Sha1NotAllowed {
             usage: "SignerInfo digest",

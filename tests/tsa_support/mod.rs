@@ -965,3 +965,86 @@ pub fn vouch(args: &[&str]) -> Outcome {
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
 }
+
+/// Byte offsets worth mutating: for every element (recursing into
+/// constructed elements and into OCTET/BIT STRINGs that hold DER), its tag,
+/// its first length byte, and its first, middle and last content bytes.
+pub fn mutation_offsets(data: &[u8]) -> Vec<usize> {
+    fn walk(data: &[u8], base: usize, depth: usize, out: &mut Vec<usize>) -> bool {
+        if depth > 20 {
+            return false;
+        }
+        let mut pos = 0;
+        while pos < data.len() {
+            let rest = &data[pos..];
+            if rest.len() < 2 || rest[1] == 0x80 || rest[1] > 0x84 {
+                return false;
+            }
+            let (hl, len) = if rest[1] < 0x80 {
+                (2, rest[1] as usize)
+            } else {
+                let n = (rest[1] & 0x7f) as usize;
+                if rest.len() < 2 + n {
+                    return false;
+                }
+                (
+                    2 + n,
+                    rest[2..2 + n]
+                        .iter()
+                        .fold(0usize, |a, b| (a << 8) | *b as usize),
+                )
+            };
+            if rest.len() < hl + len {
+                return false;
+            }
+            let at = base + pos;
+            out.extend([at, at + 1]);
+            if len > 0 {
+                out.extend([at + hl, at + hl + len / 2, at + hl + len - 1]);
+            }
+            let content = &rest[hl..hl + len];
+            let tag = rest[0];
+            if tag & 0x20 != 0 {
+                walk(content, at + hl, depth + 1, out);
+            } else if tag == 0x04 && len > 2 {
+                let mut probe = Vec::new();
+                if walk(content, at + hl, depth + 1, &mut probe) {
+                    out.extend(probe);
+                }
+            }
+            pos += hl + len;
+        }
+        true
+    }
+    let mut out = Vec::new();
+    walk(data, 0, 0, &mut out);
+    out.sort_unstable();
+    out.dedup();
+    out.retain(|o| *o < data.len());
+    out
+}
+
+/// `openssl ts -verify` at `attime` (epoch seconds); true when it accepts.
+pub fn openssl_ts_verify(
+    dir: &Path,
+    token: &Path,
+    bare: bool,
+    data: &Path,
+    ca: &Path,
+    untrusted: Option<&Path>,
+    attime: i64,
+) -> bool {
+    let mut cmd = Command::new("openssl");
+    cmd.current_dir(dir)
+        .args(["ts", "-verify", "-in"])
+        .arg(token);
+    if bare {
+        cmd.arg("-token_in");
+    }
+    cmd.arg("-data").arg(data).arg("-CAfile").arg(ca);
+    if let Some(u) = untrusted {
+        cmd.arg("-untrusted").arg(u);
+    }
+    cmd.args(["-attime", &attime.to_string()]);
+    cmd.output().map(|o| o.status.success()).unwrap_or(false)
+}
