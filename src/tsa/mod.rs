@@ -175,10 +175,44 @@ impl Expected {
 }
 
 /// Trust anchors and extra path material.
+///
+/// A store also remembers certificate signatures it has already checked
+/// successfully (keyed by SHA-256 over both certificates and the SHA-1
+/// policy), so a batch of tokens from one TSA checks its chain once.
 #[derive(Clone, Debug, Default)]
 pub struct TrustStore {
     anchors: Vec<Cert>,
     untrusted: Vec<Cert>,
+    verified: std::sync::Arc<std::sync::Mutex<std::collections::HashSet<[u8; 32]>>>,
+}
+
+/// Most remembered certificate signatures per store.
+const MAX_VERIFIED_CACHE: usize = 4096;
+
+impl TrustStore {
+    fn cache_key(child: &Cert, issuer: &Cert, allow_sha1: bool) -> [u8; 32] {
+        use sha2::Digest;
+        let mut h = sha2::Sha256::new();
+        h.update((child.der.len() as u64).to_be_bytes());
+        h.update(&child.der);
+        h.update(&issuer.der);
+        h.update([u8::from(allow_sha1)]);
+        h.finalize().into()
+    }
+
+    pub(crate) fn seen_valid(&self, child: &Cert, issuer: &Cert, allow_sha1: bool) -> bool {
+        let key = Self::cache_key(child, issuer, allow_sha1);
+        self.verified.lock().is_ok_and(|set| set.contains(&key))
+    }
+
+    pub(crate) fn remember_valid(&self, child: &Cert, issuer: &Cert, allow_sha1: bool) {
+        let key = Self::cache_key(child, issuer, allow_sha1);
+        if let Ok(mut set) = self.verified.lock() {
+            if set.len() < MAX_VERIFIED_CACHE {
+                set.insert(key);
+            }
+        }
+    }
 }
 
 impl TrustStore {

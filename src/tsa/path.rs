@@ -15,12 +15,12 @@
 //! constraints (a critical nameConstraints extension is rejected as
 //! unknown).
 
-use super::Limits;
 use super::cert::{Cert, KU_KEY_CERT_SIGN};
 use super::crypto::verify_signature;
 use super::error::TsaError;
 use super::oid;
 use super::time::Timestamp;
+use super::{Limits, TrustStore};
 
 /// A validated path: the certificates from the signer up to, and including,
 /// the anchor.
@@ -31,6 +31,7 @@ pub(crate) struct ValidPath<'c> {
 struct Search<'c, 'o> {
     pool: &'o [&'c Cert],
     anchors: &'c [Cert],
+    trust: &'o TrustStore,
     at: Timestamp,
     allow_sha1: bool,
     limits: &'o Limits,
@@ -42,12 +43,13 @@ struct Search<'c, 'o> {
 pub(crate) fn build<'c>(
     signer: &'c Cert,
     pool: &[&'c Cert],
-    anchors: &'c [Cert],
+    trust: &'c TrustStore,
     at: Timestamp,
     allow_sha1: bool,
     limits: &Limits,
 ) -> Result<ValidPath<'c>, TsaError> {
     signer.check_validity(at)?;
+    let anchors = trust.anchors.as_slice();
     if let Some(a) = anchors.iter().find(|a| a.der == signer.der) {
         // The caller trusts the TSA certificate itself.
         return Ok(ValidPath { certs: vec![a] });
@@ -55,6 +57,7 @@ pub(crate) fn build<'c>(
     let mut search = Search {
         pool,
         anchors,
+        trust,
         at,
         allow_sha1,
         limits,
@@ -82,6 +85,9 @@ impl<'c> Search<'c, '_> {
     }
 
     fn check_signature(&mut self, child: &Cert, issuer: &Cert) -> Result<(), TsaError> {
+        if self.trust.seen_valid(child, issuer, self.allow_sha1) {
+            return Ok(());
+        }
         self.sig_checks += 1;
         if self.sig_checks > self.limits.max_signature_checks {
             return Err(TsaError::LimitExceeded {
@@ -103,7 +109,9 @@ impl<'c> Search<'c, '_> {
                 subject: child.subject_text(),
             },
             other => other,
-        })
+        })?;
+        self.trust.remember_valid(child, issuer, self.allow_sha1);
+        Ok(())
     }
 
     /// May `issuer` issue certificates, with `below` intermediates under it?

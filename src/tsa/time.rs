@@ -2,10 +2,8 @@
 //! TSAs send in genTime) and RFC 3339, as seconds since the Unix epoch.
 
 use super::error::TsaError;
-use serde::Serialize;
-
-/// A point in time, UTC, with sub-second precision.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+/// A point in time, UTC, with sub-second precision. Serialises as RFC 3339.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Timestamp {
     /// Seconds since 1970-01-01T00:00:00Z.
     pub unix: i64,
@@ -84,6 +82,12 @@ impl Timestamp {
         }
         s.push('Z');
         s
+    }
+}
+
+impl serde::Serialize for Timestamp {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_rfc3339())
     }
 }
 

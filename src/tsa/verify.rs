@@ -289,14 +289,7 @@ fn verify_signed(
         ValidationTime::GenTime => tst.gen_time,
         ValidationTime::At(t) => t,
     };
-    let path = path::build(
-        signer,
-        &pool,
-        &trust.anchors,
-        at,
-        opts.allow_sha1,
-        &opts.limits,
-    )?;
+    let path = path::build(signer, &pool, trust, at, opts.allow_sha1, &opts.limits)?;
 
     // Further ESS ids must identify certificates of the path (RFC 5035 §5.4).
     for (i, id) in ess_ids.iter().enumerate() {
