@@ -37,6 +37,12 @@ pub enum Error {
     /// An inclusion proof was examined and rejected.
     #[error(transparent)]
     Proof(#[from] crate::chain::ProofError),
+    /// A time-stamp token or response failed verification.
+    #[error(transparent)]
+    Tsa(#[from] crate::tsa::TsaError),
+    /// Talking to a remote service (e.g. a TSA) failed.
+    #[error("{url}: {message}")]
+    Network { url: String, message: String },
 }
 
 impl Error {
@@ -44,10 +50,12 @@ impl Error {
     /// (exit code 1), false when it is an operational failure (exit code 2).
     pub fn is_rejection(&self) -> bool {
         match self {
-            Error::Chain(_) | Error::Proof(_) => true,
-            Error::Io { .. } | Error::Usage(_) | Error::KeyFile { .. } | Error::LogState { .. } => {
-                false
-            }
+            Error::Chain(_) | Error::Proof(_) | Error::Tsa(_) => true,
+            Error::Io { .. }
+            | Error::Usage(_)
+            | Error::KeyFile { .. }
+            | Error::LogState { .. }
+            | Error::Network { .. } => false,
         }
     }
 
@@ -60,6 +68,8 @@ impl Error {
             Error::LogState { .. } => "log_state",
             Error::Chain(e) => e.code(),
             Error::Proof(e) => e.code(),
+            Error::Tsa(e) => e.code(),
+            Error::Network { .. } => "network",
         }
     }
 

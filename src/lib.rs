@@ -12,5 +12,6 @@ pub mod jcs;
 pub mod merkle;
 pub mod note;
 pub mod time;
+pub mod tsa;
 
 pub use error::{Error, Result};

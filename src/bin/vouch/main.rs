@@ -5,6 +5,7 @@
 
 mod chain;
 mod output;
+mod tsa;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -35,6 +36,9 @@ enum Command {
     Prove(chain::ProveArgs),
     /// Verify an inclusion proof offline.
     VerifyProof(chain::VerifyProofArgs),
+    /// RFC 3161 time stamps: request, verify, show.
+    #[command(subcommand)]
+    Tsa(tsa::TsaCommand),
 }
 
 fn main() -> ExitCode {
@@ -48,5 +52,6 @@ fn main() -> ExitCode {
         Command::Verify(a) => chain::verify(a),
         Command::Prove(a) => chain::prove(a),
         Command::VerifyProof(a) => chain::verify_proof(a),
+        Command::Tsa(cmd) => tsa::run(cmd),
     }
 }
