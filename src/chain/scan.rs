@@ -26,6 +26,8 @@ pub(crate) struct ScanContext<'a> {
     /// Tree sizes at which the compact range must be snapshotted (auditor
     /// checkpoints), sorted ascending, deduplicated.
     pub snapshot_sizes: &'a [u64],
+    /// Told how many bytes each read brought in.
+    pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
 }
 
 /// The outcome of checking a checkpoint note's signatures against the
@@ -132,7 +134,7 @@ pub(crate) fn scan_file_chunk(
     file_len: u64,
     ctx: &ScanContext<'_>,
 ) -> std::io::Result<ChunkScan> {
-    let mut reader = BlockReader::new(file, file_len);
+    let mut reader = BlockReader::new(file, file_len, ctx.progress);
     let mut scan = Scanner::new(ctx);
     let mut pos = start;
     if start > 0 {
@@ -514,6 +516,7 @@ enum Line<'b> {
 /// out complete lines without copying them.
 struct BlockReader<'f> {
     file: &'f File,
+    progress: Option<&'f (dyn Fn(u64) + Sync)>,
     file_len: u64,
     buf: Vec<u8>,
     /// File offset of buf[0].
@@ -525,9 +528,10 @@ struct BlockReader<'f> {
 }
 
 impl<'f> BlockReader<'f> {
-    fn new(file: &'f File, file_len: u64) -> Self {
+    fn new(file: &'f File, file_len: u64, progress: Option<&'f (dyn Fn(u64) + Sync)>) -> Self {
         BlockReader {
             file,
+            progress,
             file_len,
             buf: Vec::new(),
             base: 0,
@@ -578,6 +582,9 @@ impl<'f> BlockReader<'f> {
             got += n;
         }
         self.filled += got;
+        if let Some(p) = self.progress {
+            p(got as u64);
+        }
         Ok(got)
     }
 
