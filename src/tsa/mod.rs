@@ -178,12 +178,16 @@ impl Expected {
 ///
 /// A store also remembers certificate signatures it has already checked
 /// successfully (keyed by SHA-256 over both certificates and the SHA-1
-/// policy), so a batch of tokens from one TSA checks its chain once.
+/// policy) and the certificates it has decoded (keyed by SHA-256 of their
+/// DER), so a batch of tokens from one TSA checks its chain once. Both
+/// memories are bounded; a clone shares them.
 #[derive(Clone, Debug, Default)]
 pub struct TrustStore {
     anchors: Vec<Cert>,
     untrusted: Vec<Cert>,
     verified: std::sync::Arc<std::sync::Mutex<std::collections::HashSet<[u8; 32]>>>,
+    parsed:
+        std::sync::Arc<std::sync::Mutex<std::collections::HashMap<[u8; 32], std::sync::Arc<Cert>>>>,
 }
 
 /// Most remembered certificate signatures per store.
@@ -200,6 +204,23 @@ impl TrustStore {
         h.finalize().into()
     }
 
+    /// Decodes an embedded certificate, reusing an earlier decoding of the
+    /// same bytes (keys are expensive to set up).
+    pub(crate) fn decode_cert(&self, der: &[u8]) -> Result<std::sync::Arc<Cert>, TsaError> {
+        use sha2::Digest;
+        let key: [u8; 32] = sha2::Sha256::digest(der).into();
+        if let Some(c) = self.parsed.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return Ok(c);
+        }
+        let cert = std::sync::Arc::new(Cert::from_der(der)?);
+        if let Ok(mut m) = self.parsed.lock()
+            && m.len() < MAX_VERIFIED_CACHE
+        {
+            m.insert(key, cert.clone());
+        }
+        Ok(cert)
+    }
+
     pub(crate) fn seen_valid(&self, child: &Cert, issuer: &Cert, allow_sha1: bool) -> bool {
         let key = Self::cache_key(child, issuer, allow_sha1);
         self.verified.lock().is_ok_and(|set| set.contains(&key))
@@ -207,10 +228,10 @@ impl TrustStore {
 
     pub(crate) fn remember_valid(&self, child: &Cert, issuer: &Cert, allow_sha1: bool) {
         let key = Self::cache_key(child, issuer, allow_sha1);
-        if let Ok(mut set) = self.verified.lock() {
-            if set.len() < MAX_VERIFIED_CACHE {
-                set.insert(key);
-            }
+        if let Ok(mut set) = self.verified.lock()
+            && set.len() < MAX_VERIFIED_CACHE
+        {
+            set.insert(key);
         }
     }
 }

@@ -141,13 +141,17 @@ fn verify_signed(
             sid: sid_kind,
         });
     }
-    let embedded: Vec<Cert> = token
+    let embedded: Vec<std::sync::Arc<Cert>> = token
         .certs
         .iter()
-        .map(|d| Cert::from_der(d))
+        .map(|d| trust.decode_cert(d))
         .collect::<Result<_, _>>()?;
     // Everything that may name the signer: embedded, untrusted, anchors.
-    let pool: Vec<&Cert> = embedded.iter().chain(trust.untrusted.iter()).collect();
+    let pool: Vec<&Cert> = embedded
+        .iter()
+        .map(|c| c.as_ref())
+        .chain(trust.untrusted.iter())
+        .collect();
     let candidates: Vec<&Cert> = pool
         .iter()
         .copied()
