@@ -343,3 +343,57 @@ pub(crate) fn token_der(bytes: &[u8], limits: &Limits) -> Result<Vec<u8>, TsaErr
         None => Ok(bytes.to_vec()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digest_argument_parses_and_checks_length() {
+        let hex64 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+        match ExpectedImprint::parse_digest(&format!("sha256:{hex64}")) {
+            Some(ExpectedImprint::Digest { alg, digest }) => {
+                assert_eq!(alg, HashAlg::Sha256);
+                assert_eq!(digest.len(), 32);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(ExpectedImprint::parse_digest(&format!("sha384:{hex64}")).is_none());
+        assert!(ExpectedImprint::parse_digest("md5:00").is_none());
+        assert!(ExpectedImprint::parse_digest(hex64).is_none());
+    }
+
+    #[test]
+    fn pem_blocks_are_filtered_by_label() {
+        let pem = b"-----BEGIN CERTIFICATE-----\nAQID\n-----END CERTIFICATE-----\n\
+                    -----BEGIN PKCS7-----\nBAUG\n-----END PKCS7-----\n";
+        assert_eq!(pem_blocks(pem, "CERTIFICATE").unwrap(), vec![vec![1, 2, 3]]);
+        assert_eq!(pem_blocks(pem, "").unwrap().len(), 2);
+        assert!(pem_blocks(b"\x30\x00", "").is_none());
+        // A PEM token file must hold exactly one block.
+        assert!(token_der(pem, &Limits::default()).is_err());
+    }
+
+    #[test]
+    fn oversized_input_is_rejected_before_parsing() {
+        let limits = Limits {
+            max_token_size: 4,
+            ..Limits::default()
+        };
+        assert_eq!(token_der(&[0; 5], &limits).unwrap_err().code(), "too_large");
+    }
+
+    #[test]
+    fn an_empty_trust_store_trusts_nothing() {
+        let store = TrustStore::new();
+        assert_eq!(store.anchor_count(), 0);
+        let err = verify_token(
+            b"not a token",
+            &Expected::imprint(ExpectedImprint::Data(DataDigests::from_bytes(b""))),
+            &store,
+            &VerifyOptions::default(),
+        )
+        .unwrap_err();
+        assert_eq!(err.code(), "malformed_token");
+    }
+}
