@@ -283,7 +283,8 @@ impl FleetReport {
 }
 
 /// Finds the log files named by `paths`: files as given, directories walked
-/// recursively for files named `*.jsonl` (hidden entries skipped). Errors
+/// recursively for files named `*.jsonl` or rotated segments `*.jsonl.N`,
+/// `*.jsonl-N` (hidden entries skipped). Errors
 /// when a path is unreadable or nothing is found.
 pub fn collect_log_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
@@ -307,6 +308,22 @@ pub fn collect_log_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// `*.jsonl`, and rotated segments of it: `*.jsonl.N` and `*.jsonl-N` with
+/// N all digits (logrotate's numeric and date styles). Compressed segments
+/// are not read.
+fn is_log_name(name: &str) -> bool {
+    match name.rfind(".jsonl") {
+        Some(i) if i > 0 => {
+            let rest = &name[i + ".jsonl".len()..];
+            rest.is_empty()
+                || (rest.len() > 1
+                    && (rest.starts_with('.') || rest.starts_with('-'))
+                    && rest[1..].bytes().all(|b| b.is_ascii_digit()))
+        }
+        _ => false,
+    }
+}
+
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
     for entry in entries {
@@ -319,7 +336,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
         let kind = entry.file_type().map_err(|e| Error::io(&path, e))?;
         if kind.is_dir() {
             walk(&path, out)?;
-        } else if kind.is_file() && path.extension().is_some_and(|e| e == "jsonl") {
+        } else if kind.is_file() && is_log_name(&name.to_string_lossy()) {
             out.push(path);
         }
     }
@@ -354,14 +371,13 @@ pub fn verify_files_streaming(
 ) -> FleetReport {
     let plans: Vec<plan::FilePlan> = files.par_iter().map(plan::plan_file).collect();
     let logs = plan::group(plans);
-    let sizes = snapshot_sizes(opts);
     let keys = VerifyState::keys_fingerprint(&opts.trusted);
     let resumable = opts.state.as_deref().filter(|s| s.keys == keys);
     let mut results: Vec<(LogReport, Option<SavedLog>)> = logs
         .par_iter()
         .map(|log| {
             let saved = resumable.and_then(|s| log.origin.as_ref().and_then(|o| s.logs.get(o)));
-            let result = verify_log(log, opts, &sizes, saved);
+            let result = verify_log(log, opts, saved);
             on_log(&result.0);
             result
         })
@@ -431,16 +447,38 @@ fn can_resume(saved: &SavedLog, log: &plan::LogPlan, opts: &VerifyOptions) -> bo
 fn verify_log(
     log: &plan::LogPlan,
     opts: &VerifyOptions,
-    sizes: &[u64],
     saved: Option<&SavedLog>,
 ) -> (LogReport, Option<SavedLog>) {
     let first = &log.segments[0];
     if let Some(e) = &first.error {
         return (error_report(&first.path, first.len, e.clone()), None);
     }
+    // The log must contain the auditor's checkpoints and, when it was
+    // verified before, the tree verified then (even when it cannot be
+    // resumed: a shorter or rewritten log is caught here).
+    let mut pins: Vec<Checkpoint> = opts
+        .checkpoints
+        .iter()
+        .map(|c| c.checkpoint.clone())
+        .collect();
+    if let Some(sv) = saved
+        && let Some(tree) = hashes_from_hex(&sv.tree)
+        && let Ok(range) = CompactRange::from_parts(0, sv.records, tree)
+        && let Ok(root) = range.root()
+    {
+        pins.push(Checkpoint {
+            origin: sv.origin.clone(),
+            size: sv.records,
+            root,
+            extensions: Vec::new(),
+        });
+    }
+    let mut sizes: Vec<u64> = pins.iter().map(|c| c.size).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
     let ctx = ScanContext {
         trusted: &opts.trusted,
-        snapshot_sizes: sizes,
+        snapshot_sizes: &sizes,
         progress: opts
             .progress
             .as_ref()
@@ -507,7 +545,7 @@ fn verify_log(
             }
         }
     }
-    let (mut report, saved_out) = stitch(log, &per_segment, opts, saved, recheck.next_cursor);
+    let (mut report, saved_out) = stitch(log, &per_segment, opts, pins, saved, recheck.next_cursor);
     if let Some(f) = report_failure {
         report.status = LogStatus::Invalid;
         report.failure = Some(f);
@@ -515,6 +553,32 @@ fn verify_log(
         return (report, None);
     }
     (report, saved_out)
+}
+
+/// Appends a scanned range to the remembered ones, merging it into the
+/// previous range when they are adjacent and together still small, so the
+/// list stays about (log size / chunk size) long however often small
+/// increments are verified.
+fn push_range(
+    ranges: &mut Vec<SavedRange>,
+    new: SavedRange,
+    digest: &CompactRange,
+    chunk_bytes: u64,
+) {
+    if let Some(last) = ranges.last_mut()
+        && last.segment == new.segment
+        && last.end == new.start
+        && new.end - last.start <= chunk_bytes
+        && let (Some(hashes), Some(first)) = (hashes_from_hex(&last.digest), last.first_seq)
+        && let Ok(mut merged) = CompactRange::from_parts(first, first + last.lines, hashes)
+        && merged.merge(digest.clone()).is_ok()
+    {
+        last.end = new.end;
+        last.lines += new.lines;
+        last.digest = hashes_to_hex(merged.hashes());
+        return;
+    }
+    ranges.push(new);
 }
 
 /// The remembered ranges one run re-scans.
@@ -543,10 +607,12 @@ fn recheck_plan(
             if let Some(last) = saved.ranges.iter().rposition(|r| r.lines > 0) {
                 chosen.push(last);
             }
+            // At least twice the new bytes and two ranges per run, so the
+            // sweep over the old part finishes before the log has doubled.
             let mut budget = 0u64;
             let mut k = saved.recheck_cursor % n.max(1);
-            for _ in 0..n {
-                if budget >= new_bytes.max(1) {
+            for taken in 0..n {
+                if budget >= 2 * new_bytes && taken >= 2 {
                     break;
                 }
                 if !chosen.contains(&k) {
@@ -635,7 +701,19 @@ pub fn verify_bytes(name: &Path, bytes: &[u8], opts: &VerifyOptions) -> LogRepor
             error: None,
         }],
     };
-    let (mut report, _) = stitch(&log, &[vec![(0, bytes.len() as u64, scan)]], opts, None, 0);
+    let pins = opts
+        .checkpoints
+        .iter()
+        .map(|c| c.checkpoint.clone())
+        .collect();
+    let (mut report, _) = stitch(
+        &log,
+        &[vec![(0, bytes.len() as u64, scan)]],
+        opts,
+        pins,
+        None,
+        0,
+    );
     if let Some(missing) = missing_origin(std::slice::from_ref(&report), opts) {
         // The one log given has no records, or another origin.
         let size = opts
@@ -762,10 +840,12 @@ fn stitch(
     log: &plan::LogPlan,
     segments: &[Vec<(u64, u64, ChunkScan)>],
     opts: &VerifyOptions,
+    pins: Vec<Checkpoint>,
     saved: Option<&SavedLog>,
     recheck_cursor: usize,
 ) -> (LogReport, Option<SavedLog>) {
     let mut s = Stitch {
+        pins,
         trust: Trust {
             current: opts.trusted.clone(),
             authenticated: !opts.trusted.is_empty(),
@@ -794,7 +874,7 @@ fn stitch(
         s.lines_before = resumed_lines;
         s.path = log.segments[i].path.clone();
         let scans: Vec<&ChunkScan> = chunks.iter().map(|c| &c.2).collect();
-        if let Err(f) = s.run(&scans, opts) {
+        if let Err(f) = s.run(&scans) {
             failure = Some(f);
             break;
         }
@@ -831,7 +911,7 @@ fn stitch(
         resumed_from: saved.map(|sv| sv.records),
     };
     let failure = failure
-        .or_else(|| s.check_auditor_tail(records, opts))
+        .or_else(|| s.check_auditor_tail(records))
         .or(match tail {
             Tail::Trailing { offset, bytes } => {
                 Some(s.fail_at_end(offset, ChainError::TrailingData { bytes }))
@@ -873,14 +953,19 @@ fn stitch(
         for (i, chunks) in segments.iter().enumerate() {
             for (a, b, c) in chunks {
                 if c.lines > 0 {
-                    ranges.push(SavedRange {
-                        segment: i,
-                        start: *a,
-                        end: *b,
-                        first_seq: c.first.as_ref().map(|f| f.seq),
-                        lines: c.lines,
-                        digest: hashes_to_hex(c.range.hashes()),
-                    });
+                    push_range(
+                        &mut ranges,
+                        SavedRange {
+                            segment: i,
+                            start: *a,
+                            end: *b,
+                            first_seq: c.first.as_ref().map(|f| f.seq),
+                            lines: c.lines,
+                            digest: hashes_to_hex(c.range.hashes()),
+                        },
+                        &c.range,
+                        opts.chunk_bytes,
+                    );
                 }
             }
         }
@@ -939,6 +1024,9 @@ struct Stitch {
     lines_before: u64,
     /// The current segment.
     path: PathBuf,
+    /// Checkpoints the log must contain: the auditor's, and the tree an
+    /// earlier incremental run verified.
+    pins: Vec<Checkpoint>,
     origin: Option<String>,
     /// (seq, leaf) of the last record stitched.
     last: Option<(u64, Hash)>,
@@ -990,11 +1078,7 @@ impl Stitch {
         }
     }
 
-    fn run(
-        &mut self,
-        chunks: &[&ChunkScan],
-        opts: &VerifyOptions,
-    ) -> std::result::Result<(), Failure> {
+    fn run(&mut self, chunks: &[&ChunkScan]) -> std::result::Result<(), Failure> {
         for (k, chunk) in chunks.iter().enumerate() {
             if let Some(first) = &chunk.first {
                 self.boundary(first)?;
@@ -1010,7 +1094,7 @@ impl Stitch {
                             ci += 1;
                         }
                         (Some(snap), _) => {
-                            self.auditor_snapshot(snap, opts)?;
+                            self.auditor_snapshot(snap)?;
                             si += 1;
                         }
                         (None, Some(cp)) => {
@@ -1205,26 +1289,16 @@ impl Stitch {
         Ok(())
     }
 
-    fn auditor_snapshot(
-        &self,
-        snap: &scan::SizeSnapshot,
-        opts: &VerifyOptions,
-    ) -> std::result::Result<(), Failure> {
+    fn auditor_snapshot(&self, snap: &scan::SizeSnapshot) -> std::result::Result<(), Failure> {
         let Some(root) = self.root_with(&snap.range_before) else {
             return Ok(());
         };
-        self.compare_auditor(snap.size, root, opts)
+        self.compare_auditor(snap.size, root)
             .map_err(|error| self.fail(snap.line_index, snap.offset, Some(snap.size), error))
     }
 
-    fn compare_auditor(
-        &self,
-        size: u64,
-        root: Hash,
-        opts: &VerifyOptions,
-    ) -> std::result::Result<(), ChainError> {
-        for c in &opts.checkpoints {
-            let cp = &c.checkpoint;
+    fn compare_auditor(&self, size: u64, root: Hash) -> std::result::Result<(), ChainError> {
+        for cp in &self.pins {
             if Some(cp.origin.as_str()) == self.origin.as_deref()
                 && cp.size == size
                 && cp.root != root
@@ -1240,7 +1314,7 @@ impl Stitch {
     }
 
     /// Auditor checkpoints at or beyond the end of the log.
-    fn check_auditor_tail(&self, records: u64, opts: &VerifyOptions) -> Option<Failure> {
+    fn check_auditor_tail(&self, records: u64) -> Option<Failure> {
         let origin = self.origin.as_deref();
         let at_end = |error| {
             Some(Failure {
@@ -1251,8 +1325,7 @@ impl Stitch {
                 error,
             })
         };
-        for c in &opts.checkpoints {
-            let cp = &c.checkpoint;
+        for cp in &self.pins {
             if Some(cp.origin.as_str()) != origin {
                 continue;
             }
@@ -1267,7 +1340,7 @@ impl Stitch {
                     .range
                     .root()
                     .unwrap_or_else(|_| crate::merkle::empty_root());
-                if let Err(e) = self.compare_auditor(records, root, opts) {
+                if let Err(e) = self.compare_auditor(records, root) {
                     return at_end(e);
                 }
             }
