@@ -21,8 +21,8 @@ const READ_BLOCK: usize = 2 << 20;
 
 /// What a chunk scan needs to know besides the bytes.
 pub(crate) struct ScanContext<'a> {
-    /// Keys trusted from the start (given by the auditor).
-    pub trusted: &'a [VerifierKey],
+    /// Keys trusted from the start (given by the auditor), indexed.
+    pub trusted: &'a super::verify::KeyIndex,
     /// Tree sizes at which the compact range must be snapshotted (auditor
     /// checkpoints), sorted ascending, deduplicated.
     pub snapshot_sizes: &'a [u64],
@@ -425,18 +425,32 @@ impl<'c, 'a> Scanner<'c, 'a> {
         let signature = if self.ctx.trusted.is_empty() {
             SignatureCheck::NotChecked
         } else {
-            match note::open(body.note.as_bytes(), self.ctx.trusted) {
-                Ok(verified) => SignatureCheck::Verified(verified.verified_by().to_vec()),
-                Err(note::NoteError::BadSignature { name, key_id }) => {
-                    return Err(ChainError::BadSignature {
-                        key_name: name,
-                        key_id,
-                    });
-                }
-                Err(_) => SignatureCheck::Pending {
+            // Only the trusted keys that signed it (a fleet may come with
+            // thousands of keys).
+            let candidates: Vec<VerifierKey> = parsed
+                .signatures
+                .iter()
+                .filter_map(|s| self.ctx.trusted.get(&(s.name.clone(), s.key_id)).cloned())
+                .collect();
+            if candidates.is_empty() {
+                SignatureCheck::Pending {
                     note: body.note,
                     signers,
-                },
+                }
+            } else {
+                match note::open(body.note.as_bytes(), &candidates) {
+                    Ok(verified) => SignatureCheck::Verified(verified.verified_by().to_vec()),
+                    Err(note::NoteError::BadSignature { name, key_id }) => {
+                        return Err(ChainError::BadSignature {
+                            key_name: name,
+                            key_id,
+                        });
+                    }
+                    Err(_) => SignatureCheck::Pending {
+                        note: body.note,
+                        signers,
+                    },
+                }
             }
         };
         Ok(CheckpointEvent {

@@ -69,8 +69,10 @@ pub struct SavedLog {
     pub last_is_checkpoint: bool,
     /// Compact range over all records from 0, hex.
     pub tree: Vec<String>,
-    /// Verifier keys trusted after the last rotation.
-    pub trusted: Vec<String>,
+    /// Verifier keys introduced by rotations (beyond the auditor's).
+    pub added_keys: Vec<String>,
+    /// Keys retired by rotations, as `name+keyid`.
+    pub retired_keys: Vec<String>,
     pub authenticated: bool,
     /// The text of the last verified checkpoint.
     pub last_checkpoint: Option<String>,

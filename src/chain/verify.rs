@@ -371,13 +371,14 @@ pub fn verify_files_streaming(
 ) -> FleetReport {
     let plans: Vec<plan::FilePlan> = files.par_iter().map(plan::plan_file).collect();
     let logs = plan::group(plans);
+    let index = key_index(&opts.trusted);
     let keys = VerifyState::keys_fingerprint(&opts.trusted);
     let resumable = opts.state.as_deref().filter(|s| s.keys == keys);
     let mut results: Vec<(LogReport, Option<SavedLog>)> = logs
         .par_iter()
         .map(|log| {
             let saved = resumable.and_then(|s| log.origin.as_ref().and_then(|o| s.logs.get(o)));
-            let result = verify_log(log, opts, saved);
+            let result = verify_log(log, opts, &index, saved);
             on_log(&result.0);
             result
         })
@@ -447,6 +448,7 @@ fn can_resume(saved: &SavedLog, log: &plan::LogPlan, opts: &VerifyOptions) -> bo
 fn verify_log(
     log: &plan::LogPlan,
     opts: &VerifyOptions,
+    keys: &KeyIndex,
     saved: Option<&SavedLog>,
 ) -> (LogReport, Option<SavedLog>) {
     let first = &log.segments[0];
@@ -477,7 +479,7 @@ fn verify_log(
     sizes.sort_unstable();
     sizes.dedup();
     let ctx = ScanContext {
-        trusted: &opts.trusted,
+        trusted: keys,
         snapshot_sizes: &sizes,
         progress: opts
             .progress
@@ -545,7 +547,15 @@ fn verify_log(
             }
         }
     }
-    let (mut report, saved_out) = stitch(log, &per_segment, opts, pins, saved, recheck.next_cursor);
+    let (mut report, saved_out) = stitch(
+        log,
+        &per_segment,
+        opts,
+        keys,
+        pins,
+        saved,
+        recheck.next_cursor,
+    );
     if let Some(f) = report_failure {
         report.status = LogStatus::Invalid;
         report.failure = Some(f);
@@ -684,8 +694,9 @@ fn recheck_failure(
 /// already hold the bytes).
 pub fn verify_bytes(name: &Path, bytes: &[u8], opts: &VerifyOptions) -> LogReport {
     let sizes = snapshot_sizes(opts);
+    let keys = key_index(&opts.trusted);
     let ctx = ScanContext {
-        trusted: &opts.trusted,
+        trusted: &keys,
         snapshot_sizes: &sizes,
         progress: None,
     };
@@ -701,7 +712,7 @@ pub fn verify_bytes(name: &Path, bytes: &[u8], opts: &VerifyOptions) -> LogRepor
             error: None,
         }],
     };
-    let pins = opts
+    let pins: Vec<Checkpoint> = opts
         .checkpoints
         .iter()
         .map(|c| c.checkpoint.clone())
@@ -710,6 +721,7 @@ pub fn verify_bytes(name: &Path, bytes: &[u8], opts: &VerifyOptions) -> LogRepor
         &log,
         &[vec![(0, bytes.len() as u64, scan)]],
         opts,
+        &keys,
         pins,
         None,
         0,
@@ -819,27 +831,45 @@ fn add_missing_logs(logs: &mut Vec<LogReport>, opts: &VerifyOptions) {
     }
 }
 
-/// Per-log trust while stitching: keys trusted now, and keys retired by a
-/// rotation.
-struct Trust {
-    current: Vec<VerifierKey>,
+/// The keys given by the auditor, indexed by (name, key ID); built once per
+/// run and shared by every log (a fleet may come with thousands of keys).
+pub(crate) type KeyIndex = std::collections::HashMap<(String, u32), VerifierKey>;
+
+pub(crate) fn key_index(keys: &[VerifierKey]) -> KeyIndex {
+    keys.iter()
+        .map(|k| ((k.name().to_owned(), k.key_id()), k.clone()))
+        .collect()
+}
+
+/// Per-log trust while stitching: the auditor's keys, plus keys a rotation
+/// introduced, minus keys a rotation retired.
+struct Trust<'k> {
+    initial: &'k KeyIndex,
+    added: Vec<VerifierKey>,
+    retired: Vec<(String, u32)>,
     authenticated: bool,
 }
 
-impl Trust {
+impl Trust<'_> {
     fn is_current(&self, name: &str, id: u32) -> bool {
-        self.current
-            .iter()
-            .any(|k| k.name() == name && k.key_id() == id)
+        let key = (name.to_owned(), id);
+        !self.retired.contains(&key)
+            && (self.initial.contains_key(&key)
+                || self
+                    .added
+                    .iter()
+                    .any(|k| k.name() == name && k.key_id() == id))
     }
 }
 
 /// Pass 2: joins the scans of one log's segments and ranges, in order,
 /// starting from a saved state when resuming.
+#[allow(clippy::too_many_arguments)]
 fn stitch(
     log: &plan::LogPlan,
     segments: &[Vec<(u64, u64, ChunkScan)>],
     opts: &VerifyOptions,
+    keys: &KeyIndex,
     pins: Vec<Checkpoint>,
     saved: Option<&SavedLog>,
     recheck_cursor: usize,
@@ -847,7 +877,9 @@ fn stitch(
     let mut s = Stitch {
         pins,
         trust: Trust {
-            current: opts.trusted.clone(),
+            initial: keys,
+            added: Vec::new(),
+            retired: Vec::new(),
             authenticated: !opts.trusted.is_empty(),
         },
         range: CompactRange::new(0),
@@ -991,7 +1023,13 @@ fn stitch(
             last_leaf: crate::hex::encode(&s.last.map_or([0; 32], |l| l.1)),
             last_is_checkpoint: s.last_is_checkpoint,
             tree: hashes_to_hex(s.range.hashes()),
-            trusted: s.trust.current.iter().map(VerifierKey::to_text).collect(),
+            added_keys: s.trust.added.iter().map(VerifierKey::to_text).collect(),
+            retired_keys: s
+                .trust
+                .retired
+                .iter()
+                .map(|(n, id)| format!("{n}+{id:08x}"))
+                .collect(),
             authenticated: s.trust.authenticated,
             last_checkpoint: s.last_checkpoint.as_ref().map(Checkpoint::to_text),
             recheck_cursor,
@@ -1016,8 +1054,8 @@ fn seq_jump(expected: u64, first: &scan::FirstRecord) -> ChainError {
     }
 }
 
-struct Stitch {
-    trust: Trust,
+struct Stitch<'k> {
+    trust: Trust<'k>,
     /// Compact range over all records stitched so far, from 0.
     range: CompactRange,
     /// Lines of the current segment before the current chunk.
@@ -1039,7 +1077,7 @@ struct Stitch {
 // Failures are the cold path, returned at most once per log: their size
 // does not matter.
 #[allow(clippy::result_large_err)]
-impl Stitch {
+impl Stitch<'_> {
     /// Starts from what an earlier run verified.
     fn resume(&mut self, saved: &SavedLog) {
         self.origin = Some(saved.origin.clone());
@@ -1060,10 +1098,18 @@ impl Stitch {
             .last_checkpoint
             .as_deref()
             .and_then(|t| note::checkpoint::parse(t).ok());
-        self.trust.current = saved
-            .trusted
+        self.trust.added = saved
+            .added_keys
             .iter()
             .filter_map(|t| VerifierKey::from_text(t).ok())
+            .collect();
+        self.trust.retired = saved
+            .retired_keys
+            .iter()
+            .filter_map(|t| {
+                let (name, id) = t.rsplit_once('+')?;
+                Some((name.to_owned(), u32::from_str_radix(id, 16).ok()?))
+            })
             .collect();
         self.trust.authenticated = saved.authenticated;
     }
@@ -1258,7 +1304,7 @@ impl Stitch {
             SignatureCheck::Pending {
                 note: text,
                 signers,
-            } => match note::open(text.as_bytes(), &self.trust.current) {
+            } => match note::open(text.as_bytes(), &self.trust.added) {
                 Ok(v) => v.verified_by().to_vec(),
                 Err(note::NoteError::BadSignature { name, key_id }) => {
                     return Err(fail(ChainError::BadSignature {
@@ -1276,12 +1322,8 @@ impl Stitch {
         if let Some(new_key) = &event.new_key
             && self.trust.authenticated
         {
-            self.trust.current.retain(|k| {
-                !signed_by
-                    .iter()
-                    .any(|(n, id)| k.name() == n && k.key_id() == *id)
-            });
-            self.trust.current.push(new_key.clone());
+            self.trust.retired.extend(signed_by.iter().cloned());
+            self.trust.added.push(new_key.clone());
         }
         self.covered = event.checkpoint.size;
         self.checkpoints += 1;
