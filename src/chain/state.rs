@@ -14,9 +14,9 @@
 //!   remembered tree: every new checkpoint is checked against the root
 //!   computed from the remembered compact range, so history rewritten and
 //!   re-signed by a key holder is a `fork`;
-//! - each run re-scans the range holding the last remembered record and a
-//!   rolling window of older ranges (at least as many bytes as are new, so
-//!   the cost stays proportional to new data) and compares them with their
+//! - each run re-reads the last remembered record, and re-scans a rolling
+//!   window of older ranges (twice the new bytes, at least one range, so the
+//!   cost stays proportional to new data) and compares them with their
 //!   range digests: an in-place edit is `history_changed` once the window
 //!   reaches it, and at once with `--recheck all`.
 //!

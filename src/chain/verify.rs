@@ -503,7 +503,18 @@ fn verify_log(
     }
     let recheck = saved
         .map(|s| recheck_plan(s, &log.segments, &tasks, opts.recheck))
-        .unwrap_or_default();
+        .unwrap_or_default();    if let Some(sv) = saved
+        && let Some(f) = last_record_changed(sv, &log.segments)
+    {
+        let seg = &log.segments[sv.segments.len() - 1];
+        let mut report = error_report(&seg.path, seg.len, String::new());
+        report.status = LogStatus::Invalid;
+        report.error = None;
+        report.origin = Some(sv.origin.clone());
+        report.failure = Some(f);
+        return (report, None);
+    }
+
     let scanned: Vec<std::io::Result<ChunkScan>> = tasks
         .par_iter()
         .map(|&(i, a, b)| scan_range(&log.segments[i].path, a, b, log.segments[i].len, &ctx))
@@ -591,6 +602,37 @@ fn push_range(
     ranges.push(new);
 }
 
+/// Re-reads the last remembered record and compares its leaf hash: the
+/// record new ones link to must be the one verified before.
+fn last_record_changed(saved: &SavedLog, segments: &[plan::FilePlan]) -> Option<Failure> {
+    let seg = saved.segments.last()?;
+    if saved.records == 0 || seg.len == 0 {
+        return None;
+    }
+    let path = &segments.get(saved.segments.len() - 1)?.path;
+    let changed = || Failure {
+        path: path.clone(),
+        line: seg.lines,
+        offset: 0,
+        seq: Some(saved.records - 1),
+        error: ChainError::HistoryChanged {
+            from_seq: saved.records - 1,
+            to_seq: saved.records - 1,
+        },
+    };
+    let Ok(file) = std::fs::File::open(path) else {
+        return Some(changed());
+    };
+    match super::writer::last_line(&file, seg.len) {
+        Ok(super::writer::LastLine::Complete(line))
+            if crate::hex::encode(&crate::merkle::leaf_hash(&line)) == saved.last_leaf =>
+        {
+            None
+        }
+        _ => Some(changed()),
+    }
+}
+
 /// The remembered ranges one run re-scans.
 #[derive(Default)]
 struct RecheckPlan {
@@ -613,16 +655,14 @@ fn recheck_plan(
     match mode {
         Recheck::All => chosen.extend(0..n),
         Recheck::Rolling => {
-            // The range holding the last remembered record.
-            if let Some(last) = saved.ranges.iter().rposition(|r| r.lines > 0) {
-                chosen.push(last);
-            }
-            // At least twice the new bytes and two ranges per run, so the
-            // sweep over the old part finishes before the log has doubled.
+            // At least twice the new bytes and one range per run, so the
+            // sweep over the old part finishes before the log has doubled
+            // (new ranges are merged up to the chunk size, so at most one
+            // is added per chunk of new data).
             let mut budget = 0u64;
             let mut k = saved.recheck_cursor % n.max(1);
             for taken in 0..n {
-                if budget >= 2 * new_bytes && taken >= 2 {
+                if budget >= 2 * new_bytes && taken >= 1 {
                     break;
                 }
                 if !chosen.contains(&k) {

@@ -223,7 +223,7 @@ impl LockedLog {
     }
 }
 
-enum LastLine {
+pub(crate) enum LastLine {
     Complete(Vec<u8>),
     /// An incomplete final line of this many bytes.
     Torn(u64),
@@ -231,7 +231,7 @@ enum LastLine {
 }
 
 /// The last line of a file of `len` bytes (which must be > 0).
-fn last_line(file: &File, len: u64) -> std::io::Result<LastLine> {
+pub(crate) fn last_line(file: &File, len: u64) -> std::io::Result<LastLine> {
     let want = len.min(record::MAX_LINE_LEN as u64 + 2);
     let mut buf = vec![0u8; want as usize];
     file.read_exact_at(&mut buf, len - want)?;
