@@ -503,7 +503,8 @@ fn verify_log(
     }
     let recheck = saved
         .map(|s| recheck_plan(s, &log.segments, &tasks, opts.recheck))
-        .unwrap_or_default();    if let Some(sv) = saved
+        .unwrap_or_default();
+    if let Some(sv) = saved
         && let Some(f) = last_record_changed(sv, &log.segments)
     {
         let seg = &log.segments[sv.segments.len() - 1];

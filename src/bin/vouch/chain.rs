@@ -115,12 +115,72 @@ pub enum RecheckArg {
 #[derive(clap::Args)]
 pub struct ProveArgs {
     log: PathBuf,
-    /// The record to prove.
-    #[arg(long)]
-    seq: u64,
+    /// Inclusion proof (C2SP tlog-proof) for this record.
+    #[arg(
+        long,
+        conflicts_with = "consistency_from",
+        required_unless_present = "consistency_from"
+    )]
+    seq: Option<u64>,
+    /// Consistency proof from this tree size to the log's latest checkpoint.
+    #[arg(long, value_name = "OLD_SIZE")]
+    consistency_from: Option<u64>,
     /// Write the proof here instead of stdout.
     #[arg(long)]
     out: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct VerifyConsistencyArgs {
+    /// The consistency proof file (`vouch prove --consistency-from`).
+    proof: PathBuf,
+    /// The older signed checkpoint, as kept by the auditor.
+    #[arg(long)]
+    old: PathBuf,
+    #[arg(long = "pub", value_name = "KEY.pub", required = true)]
+    pubkeys: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+pub fn verify_consistency(args: VerifyConsistencyArgs) -> ExitCode {
+    let format = args.format;
+    finish(
+        (|| {
+            let trusted = load_keys(&args.pubkeys)?;
+            let proof = verify::read_small_file(&args.proof, 2 << 20)?;
+            let old = verify::read_small_file(&args.old, 1 << 20)?;
+            let result = chain::proof::verify_consistency_proof(&proof, &old, &trusted);
+            let (code, value) = match &result {
+                Ok(v) => (
+                    EXIT_VERIFIED,
+                    json!({
+                        "verified": true,
+                        "origin": v.old().origin,
+                        "old_size": v.old().size,
+                        "new_size": v.new_checkpoint().size,
+                        "new_root": vouch::hex::encode(&v.new_checkpoint().root),
+                    }),
+                ),
+                Err(e) => (
+                    EXIT_REJECTED,
+                    json!({ "verified": false, "reason": e.code(), "message": e.to_string() }),
+                ),
+            };
+            match (format, &result) {
+                (Format::Json, _) => output::print_json(&value),
+                (Format::Table, Ok(v)) => output::print_stdout(&format!(
+                    "verified: {} at size {} extends the checkpoint at size {}",
+                    v.old().origin,
+                    v.new_checkpoint().size,
+                    v.old().size
+                )),
+                (Format::Table, Err(e)) => eprintln!("vouch: rejected ({}): {e}", e.code()),
+            }
+            Ok(ExitCode::from(code))
+        })(),
+        format,
+    )
 }
 
 #[derive(clap::Args)]
@@ -546,8 +606,13 @@ fn fleet_table(report: &verify::FleetReport) -> String {
 pub fn prove(args: ProveArgs) -> ExitCode {
     finish(
         (|| {
-            let proof = chain::proof::prove_inclusion(&args.log, args.seq)?;
-            let text = proof.to_text();
+            let text = match (args.seq, args.consistency_from) {
+                (Some(seq), _) => chain::proof::prove_inclusion(&args.log, seq)?.to_text(),
+                (None, Some(old)) => chain::proof::prove_consistency(&args.log, old)?.to_text(),
+                (None, None) => {
+                    return Err(Error::Usage("give --seq or --consistency-from".into()));
+                }
+            };
             match &args.out {
                 Some(out) => std::fs::write(out, text.as_bytes()).map_err(|e| Error::io(out, e))?,
                 None => output::print_stdout(&text),

@@ -36,6 +36,8 @@ enum Command {
     Prove(chain::ProveArgs),
     /// Verify an inclusion proof offline.
     VerifyProof(chain::VerifyProofArgs),
+    /// Verify that a log's newer checkpoint extends one kept earlier.
+    VerifyConsistency(chain::VerifyConsistencyArgs),
     /// RFC 3161 time stamps: request, verify, show.
     #[command(subcommand)]
     Tsa(tsa::TsaCommand),
@@ -52,6 +54,7 @@ fn main() -> ExitCode {
         Command::Verify(a) => chain::verify(a),
         Command::Prove(a) => chain::prove(a),
         Command::VerifyProof(a) => chain::verify_proof(a),
+        Command::VerifyConsistency(a) => chain::verify_consistency(a),
         Command::Tsa(cmd) => tsa::run(cmd),
     }
 }
