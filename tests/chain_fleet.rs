@@ -131,6 +131,7 @@ fn state_opts(k: &SignerKey, state: Option<VerifyState>, recheck: Recheck) -> Ve
         chunk_bytes: 4096,
         state: state.map(std::sync::Arc::new),
         recheck,
+        save_state: true,
         ..Default::default()
     }
 }

@@ -50,7 +50,7 @@ pub(crate) fn plan_file(path: &PathBuf) -> FilePlan {
         plan.len = meta.len();
         plan.dev = meta.dev();
         plan.ino = meta.ino();
-        let mut buf = vec![0u8; plan.len.min(64 << 10) as usize];
+        let mut buf = vec![0u8; plan.len.min(4 << 10) as usize];
         loop {
             let n = file.read_at(&mut buf, 0)?;
             let got = &buf[..n];

@@ -104,6 +104,8 @@ pub struct VerifyOptions {
     pub state: Option<Arc<VerifyState>>,
     /// How much of the already-verified part a resumed run re-checks.
     pub recheck: Recheck,
+    /// Build the state for the next incremental run ([`FleetReport::state`]).
+    pub save_state: bool,
     /// Called with the number of bytes read, as scanning goes.
     pub progress: Option<Progress>,
 }
@@ -126,6 +128,7 @@ impl Default for VerifyOptions {
             chunk_bytes: DEFAULT_CHUNK_BYTES,
             state: None,
             recheck: Recheck::Rolling,
+            save_state: false,
             progress: None,
         }
     }
@@ -1021,7 +1024,7 @@ fn stitch(
         last_checkpoint: s.last_checkpoint.clone(),
         authenticated: s.trust.authenticated,
     });
-    let saved_out = s.origin.clone().map(|origin| {
+    let saved_out = s.origin.clone().filter(|_| opts.save_state).map(|origin| {
         let mut ranges = saved.map(|sv| sv.ranges.clone()).unwrap_or_default();
         for (i, chunks) in segments.iter().enumerate() {
             for (a, b, c) in chunks {

@@ -410,6 +410,7 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
             let mut opts = chain::VerifyOptions {
                 trusted,
                 checkpoints,
+                save_state: args.state.is_some(),
                 state,
                 recheck: match args.recheck {
                     RecheckArg::Rolling => Recheck::Rolling,
@@ -444,7 +445,7 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
             }
             let code = report.exit_code(args.strict);
             match args.format {
-                VerifyFormat::Json => output::print_json(&fleet_json(&report, code)),
+                VerifyFormat::Json => print_fleet_json(&report, code),
                 VerifyFormat::Ndjson => output::print_stdout(
                     &json!({ "summary": summary_json(&report), "exit_code": code }).to_string(),
                 ),
@@ -519,13 +520,27 @@ fn summary_json(report: &verify::FleetReport) -> serde_json::Value {
     })
 }
 
-fn fleet_json(report: &verify::FleetReport, code: u8) -> serde_json::Value {
-    json!({
-        "format": "vouch-verify/1",
-        "logs": report.logs.iter().map(log_json).collect::<Vec<_>>(),
-        "summary": summary_json(report),
-        "exit_code": code,
-    })
+/// Writes the `--format json` document, one log at a time (a fleet report
+/// can hold many thousands of logs).
+fn print_fleet_json(report: &verify::FleetReport, code: u8) {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut write = || -> std::io::Result<()> {
+        out.write_all(b"{\"format\":\"vouch-verify/1\",\"logs\":[")?;
+        for (i, log) in report.logs.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            out.write_all(b"\n")?;
+            serde_json::to_writer(&mut out, &log_json(log))?;
+        }
+        out.write_all(b"\n],\"summary\":")?;
+        serde_json::to_writer(&mut out, &summary_json(report))?;
+        writeln!(out, ",\"exit_code\":{code}}}")?;
+        out.flush()
+    };
+    // A closed pipe is not an error.
+    let _ = write();
 }
 
 fn status_cell(status: LogStatus) -> Cell {
