@@ -573,12 +573,17 @@ impl<'f> BlockReader<'f> {
             self.filled -= self.cursor;
             self.cursor = 0;
         }
-        let want = READ_BLOCK.max(self.filled + READ_BLOCK / 2);
+        let file_pos = self.base + self.filled as u64;
+        let remaining = self.file_len.saturating_sub(file_pos);
+        // Large blocks for large files, but never more than the file holds
+        // (a fleet has many small files).
+        let want = READ_BLOCK.max(self.filled + READ_BLOCK / 2).min(
+            self.filled
+                .saturating_add(usize::try_from(remaining).unwrap_or(usize::MAX)),
+        );
         if self.buf.len() < want {
             self.buf.resize(want, 0);
         }
-        let file_pos = self.base + self.filled as u64;
-        let remaining = self.file_len.saturating_sub(file_pos);
         let room =
             (self.buf.len() - self.filled).min(usize::try_from(remaining).unwrap_or(usize::MAX));
         if room == 0 {
