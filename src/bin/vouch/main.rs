@@ -3,8 +3,10 @@
 //! No verification logic lives here.
 #![forbid(unsafe_code)]
 
+mod anchor;
 mod chain;
 mod output;
+mod receipt;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -35,6 +37,10 @@ enum Command {
     Prove(chain::ProveArgs),
     /// Verify an inclusion proof offline.
     VerifyProof(chain::VerifyProofArgs),
+    /// Anchor checkpoints to WORM storage; `anchor verify`, `anchor doctor`.
+    Anchor(anchor::AnchorCmd),
+    /// Make a self-contained evidence receipt for a record; `receipt verify`.
+    Receipt(receipt::ReceiptCmd),
 }
 
 fn main() -> ExitCode {
@@ -48,5 +54,7 @@ fn main() -> ExitCode {
         Command::Verify(a) => chain::verify(a),
         Command::Prove(a) => chain::prove(a),
         Command::VerifyProof(a) => chain::verify_proof(a),
+        Command::Anchor(a) => anchor::run(a),
+        Command::Receipt(a) => receipt::run(a),
     }
 }
