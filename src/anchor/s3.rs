@@ -108,9 +108,11 @@ fn sources(e: &(dyn std::error::Error + 'static)) -> String {
         }
         next = s.source();
     }
-    let mut out = parts.join(": ");
-    out.truncate(out.floor_char_boundary(400));
-    out
+    let out = parts.join(": ");
+    match out.char_indices().nth(400) {
+        Some((i, _)) => format!("{}…", &out[..i]),
+        None => out,
+    }
 }
 
 fn is_not_found<E: ProvideErrorMetadata>(e: &SdkError<E, HttpResponse>) -> bool {

@@ -378,6 +378,9 @@ fn compare_dir(
     Ok(Ok(obj.bytes))
 }
 
+/// An object found by listing: (identity, type, location shown, bytes).
+type Listed = (String, &'static str, String, Vec<u8>);
+
 fn list_location(
     location: &Location,
     origin: &str,
@@ -386,7 +389,7 @@ fn list_location(
     checks: &mut Vec<AnchorCheck>,
     anchored: &mut Vec<AuditorCheckpoint>,
 ) {
-    let listed: Result<Vec<(String, &'static str, String, Vec<u8>)>> = match location {
+    let listed: Result<Vec<Listed>> = match location {
         Location::Dir(path) => dir::list(path, origin).map(|objs| {
             objs.into_iter()
                 .map(|o| {
