@@ -27,7 +27,7 @@ pub fn decode_lower<const N: usize>(text: &[u8]) -> Option<[u8; N]> {
 /// Decodes hex of any case and even length into bytes.
 pub fn decode_any(text: &str) -> Option<Vec<u8>> {
     let text = text.as_bytes();
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return None;
     }
     text.chunks_exact(2)

@@ -3,6 +3,8 @@
 //! `s3://` targets on moto's standalone S3 server (which enforces Object
 //! Lock) started on 127.0.0.1 from `.venv` (scripts/setup-test-env.sh).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod anchor_support;
 
 use anchor_support::*;

@@ -5,6 +5,8 @@
 //! right reason code at the right place, both by the in-memory verifier and
 //! by the chunked parallel file verifier.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use vouch::chain::record::{self, NewRecord};

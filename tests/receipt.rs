@@ -3,6 +3,8 @@
 //! with the anchor targets gone, a tamper matrix over every piece, and
 //! unreadable input.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod anchor_support;
 
 use anchor_support::*;

@@ -107,10 +107,10 @@ fn read_leaves(path: &Path) -> Result<LogLeaves> {
             problem: LogStateProblem::Invalid(e),
         })?;
         let is_rotation = rec.kind == KIND_KEY_ROTATION.as_bytes();
-        if rec.kind == KIND_CHECKPOINT.as_bytes() || is_rotation {
-            if let Some(body) = parse_checkpoint_body(rec.body, is_rotation) {
-                out.checkpoints.push((rec.seq, body.note));
-            }
+        if (rec.kind == KIND_CHECKPOINT.as_bytes() || is_rotation)
+            && let Some(body) = parse_checkpoint_body(rec.body, is_rotation)
+        {
+            out.checkpoints.push((rec.seq, body.note));
         }
         out.leaves.push(leaf_hash(bytes));
     }

@@ -364,19 +364,18 @@ impl<'c, 'a> Scanner<'c, 'a> {
     /// After the first failure, lines are only counted, except that the line
     /// right after a seq jump decides whether it was a gap or a reorder.
     fn after_failure(&mut self, line: &[u8]) {
-        if let Some(found) = self.jump_pending.take() {
-            if let Some(f) = &mut self.failure {
-                f.unresolved_jump = false;
-                if let (Ok(next), ChainError::SeqGap { expected, .. }) =
-                    (record::parse_line(line), &f.error)
-                {
-                    if next.seq < found {
-                        f.error = ChainError::Reordered {
-                            expected: *expected,
-                            found,
-                        };
-                    }
-                }
+        if let Some(found) = self.jump_pending.take()
+            && let Some(f) = &mut self.failure
+        {
+            f.unresolved_jump = false;
+            if let (Ok(next), ChainError::SeqGap { expected, .. }) =
+                (record::parse_line(line), &f.error)
+                && next.seq < found
+            {
+                f.error = ChainError::Reordered {
+                    expected: *expected,
+                    found,
+                };
             }
         }
     }
@@ -408,7 +407,7 @@ impl<'c, 'a> Scanner<'c, 'a> {
                 let key = VerifierKey::from_text(text)
                     .map_err(|_| problem(CheckpointProblem::Rotation))?;
                 let announced = format!("{ROTATION_EXTENSION}{text}");
-                if !checkpoint.extensions.iter().any(|e| *e == announced)
+                if !checkpoint.extensions.contains(&announced)
                     || note::open(body.note.as_bytes(), std::slice::from_ref(&key)).is_err()
                 {
                     return Err(problem(CheckpointProblem::Rotation));

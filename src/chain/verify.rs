@@ -620,13 +620,12 @@ impl Stitch {
                     let next_first = chunks[k + 1..].iter().find_map(|c| c.first.as_ref());
                     if let (ChainError::SeqGap { expected, found }, Some(next)) =
                         (&error, next_first)
+                        && next.seq < *found
                     {
-                        if next.seq < *found {
-                            error = ChainError::Reordered {
-                                expected: *expected,
-                                found: *found,
-                            };
-                        }
+                        error = ChainError::Reordered {
+                            expected: *expected,
+                            found: *found,
+                        };
                     }
                 }
                 return Err(Failure {
@@ -790,15 +789,15 @@ impl Stitch {
                 }
             },
         };
-        if let Some(new_key) = &event.new_key {
-            if self.trust.authenticated {
-                self.trust.current.retain(|k| {
-                    !signed_by
-                        .iter()
-                        .any(|(n, id)| k.name() == n && k.key_id() == *id)
-                });
-                self.trust.current.push(new_key.clone());
-            }
+        if let Some(new_key) = &event.new_key
+            && self.trust.authenticated
+        {
+            self.trust.current.retain(|k| {
+                !signed_by
+                    .iter()
+                    .any(|(n, id)| k.name() == n && k.key_id() == *id)
+            });
+            self.trust.current.push(new_key.clone());
         }
         self.covered = event.checkpoint.size;
         self.checkpoints += 1;
