@@ -56,6 +56,12 @@ pub enum Error {
     /// A receipt was examined and rejected.
     #[error(transparent)]
     Receipt(#[from] crate::receipt::ReceiptError),
+    /// A time-stamp token or response failed verification.
+    #[error(transparent)]
+    Tsa(#[from] crate::tsa::TsaError),
+    /// Talking to a remote service (e.g. a TSA) failed.
+    #[error("{url}: {message}")]
+    Network { url: String, message: String },
 }
 
 impl Error {
@@ -63,13 +69,14 @@ impl Error {
     /// (exit code 1), false when it is an operational failure (exit code 2).
     pub fn is_rejection(&self) -> bool {
         match self {
-            Error::Chain(_) | Error::Proof(_) | Error::Receipt(_) => true,
+            Error::Chain(_) | Error::Proof(_) | Error::Receipt(_) | Error::Tsa(_) => true,
             Error::Io { .. }
             | Error::Usage(_)
             | Error::KeyFile { .. }
             | Error::LogState { .. }
             | Error::Remote { .. }
-            | Error::AnchorTarget { .. } => false,
+            | Error::AnchorTarget { .. }
+            | Error::Network { .. } => false,
         }
     }
 
@@ -85,6 +92,8 @@ impl Error {
             Error::Remote { .. } => "remote_error",
             Error::AnchorTarget { problem, .. } => problem.code(),
             Error::Receipt(e) => e.code(),
+            Error::Tsa(e) => e.code(),
+            Error::Network { .. } => "network",
         }
     }
 

@@ -14,5 +14,6 @@ pub mod merkle;
 pub mod note;
 pub mod receipt;
 pub mod time;
+pub mod tsa;
 
 pub use error::{Error, Result};

@@ -102,9 +102,9 @@ pub enum ChainError {
     #[error("record {seq} appears twice")]
     Duplicate { seq: u64 },
     #[error(
-        "prev of record {seq} is {}, expected {}",
-        crate::hex::encode(found),
-        crate::hex::encode(expected)
+        "prev of record {seq} ({}…) is not the leaf hash of the record before it ({}…)",
+        short(found),
+        short(expected)
     )]
     BrokenLink {
         seq: u64,
@@ -124,9 +124,9 @@ pub enum ChainError {
     )]
     UnknownKey { signers: Vec<(String, u32)> },
     #[error(
-        "checkpoint for size {size} has root {}, but the records give {}",
-        crate::hex::encode(checkpoint_root),
-        crate::hex::encode(computed_root)
+        "signed checkpoint for size {size} has root {}…, but the records give {}…",
+        short(checkpoint_root),
+        short(computed_root)
     )]
     Fork {
         size: u64,
@@ -141,6 +141,10 @@ pub enum ChainError {
     TrailingData { bytes: u64 },
     #[error("no log with origin {origin:?} was found for a given checkpoint")]
     MissingLog { origin: String },
+}
+
+fn short(hash: &Hash) -> String {
+    crate::hex::encode(&hash[..6])
 }
 
 fn format_signers(signers: &[(String, u32)]) -> String {

@@ -396,12 +396,26 @@ pub fn verify_bytes(name: &Path, bytes: &[u8], opts: &VerifyOptions) -> LogRepor
     let scan = scan::scan_bytes(bytes, &ctx);
     let mut report = stitch(name, bytes.len() as u64, std::slice::from_ref(&scan), opts);
     if let Some(missing) = missing_origin(std::slice::from_ref(&report), opts) {
+        // The one log given has no records, or another origin.
+        let size = opts
+            .checkpoints
+            .iter()
+            .find(|c| c.checkpoint.origin == missing)
+            .map_or(0, |c| c.checkpoint.size);
+        let error = if report.records == 0 && size > 0 {
+            ChainError::Truncated {
+                records: 0,
+                checkpoint_size: size,
+            }
+        } else {
+            ChainError::MissingLog { origin: missing }
+        };
         report.status = LogStatus::Invalid;
         report.failure.get_or_insert(Failure {
             line: 0,
             offset: 0,
             seq: None,
-            error: ChainError::MissingLog { origin: missing },
+            error,
         });
         report.verified = None;
     }
@@ -568,6 +582,22 @@ fn stitch(path: &Path, bytes: u64, chunks: &[ChunkScan], opts: &VerifyOptions) -
     report
 }
 
+/// A first record whose seq is above the expected one: records are missing
+/// (`seq_gap`), unless the record after it goes back (`reordered`).
+fn seq_jump(expected: u64, first: &scan::FirstRecord) -> ChainError {
+    if first.next_seq.is_some_and(|n| n < first.seq) {
+        ChainError::Reordered {
+            expected,
+            found: first.seq,
+        }
+    } else {
+        ChainError::SeqGap {
+            expected,
+            found: first.seq,
+        }
+    }
+}
+
 struct Stitch {
     trust: Trust,
     /// Compact range over all records stitched so far, from 0.
@@ -676,10 +706,7 @@ impl Stitch {
             (None, _) => {
                 self.origin = Some(first.origin.clone());
                 if first.seq != 0 {
-                    return Err(at(ChainError::SeqGap {
-                        expected: 0,
-                        found: first.seq,
-                    }));
+                    return Err(at(seq_jump(0, first)));
                 }
                 let genesis = record::genesis_prev(&first.origin);
                 if first.prev != genesis {
@@ -709,16 +736,8 @@ impl Stitch {
                                 found: first.seq,
                             }
                         }
-                    } else if first.next_seq.is_some_and(|n| n < first.seq) {
-                        ChainError::Reordered {
-                            expected,
-                            found: first.seq,
-                        }
                     } else {
-                        ChainError::SeqGap {
-                            expected,
-                            found: first.seq,
-                        }
+                        seq_jump(expected, first)
                     };
                     return Err(at(error));
                 }

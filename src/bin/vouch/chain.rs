@@ -3,7 +3,7 @@
 //! renders and returns an exit code.
 
 use crate::output::{self, EXIT_REJECTED, EXIT_VERIFIED, Format};
-use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::{Cell, Color, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use serde_json::json;
 use std::io::{BufRead, Read};
 use std::path::PathBuf;
@@ -411,6 +411,7 @@ fn detail(log: &LogReport) -> String {
 fn fleet_table(report: &verify::FleetReport) -> String {
     let mut table = Table::new();
     table.load_style(UTF8_FULL_CONDENSED);
+    table.set_content_arrangement(ContentArrangement::Dynamic);
     table.set_header(vec![
         "log", "origin", "status", "records", "covered", "detail",
     ]);

@@ -7,6 +7,7 @@ mod anchor;
 mod chain;
 mod output;
 mod receipt;
+mod tsa;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -41,6 +42,9 @@ enum Command {
     Anchor(anchor::AnchorCmd),
     /// Make a self-contained evidence receipt for a record; `receipt verify`.
     Receipt(receipt::ReceiptCmd),
+    /// RFC 3161 time stamps: request, verify, show.
+    #[command(subcommand)]
+    Tsa(tsa::TsaCommand),
 }
 
 fn main() -> ExitCode {
@@ -56,5 +60,6 @@ fn main() -> ExitCode {
         Command::VerifyProof(a) => chain::verify_proof(a),
         Command::Anchor(a) => anchor::run(a),
         Command::Receipt(a) => receipt::run(a),
+        Command::Tsa(cmd) => tsa::run(cmd),
     }
 }

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Benchmark: `vouch tsa verify` over N tokens in one batch run, against a shell
+# loop of `openssl ts -verify` over the same tokens, and against the raw
+# signature-verification cost of those tokens (`openssl speed`).
+#
+# usage: bench/tsa-verify.sh [N] [KEY]      N tokens (default 10000), KEY rsa|p256 (default rsa)
+# env:   VOUCH=path/to/vouch (default target/release/vouch; build it with cargo build --release)
+#        OPENSSL_SAMPLE=M   run the openssl loop over M tokens and scale to N (default: all N)
+#        WORK=dir           build the tokens in dir and keep it (default: a temporary folder)
+set -euo pipefail
+N=${1:-10000}
+KEY=${2:-rsa}
+VOUCH=${VOUCH:-target/release/vouch}
+VOUCH=$(cd "$(dirname "$VOUCH")" && pwd)/$(basename "$VOUCH")
+SAMPLE=${OPENSSL_SAMPLE:-$N}
+DISTINCT=200
+if [ -n "${WORK:-}" ]; then
+  rm -rf "$WORK"; mkdir -p "$WORK"; work=$WORK     # kept for inspection
+else
+  work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+fi
+cd "$work"
+
+cat > openssl.cnf <<'CNF'
+[ req ]
+distinguished_name = dn
+prompt = no
+[ dn ]
+CN = unused
+[ v3_ca ]
+basicConstraints = critical,CA:TRUE
+keyUsage = critical,keyCertSign,cRLSign
+subjectKeyIdentifier = hash
+[ tsa_ok ]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature
+extendedKeyUsage = critical,timeStamping
+subjectKeyIdentifier = hash
+[ tsa ]
+default_tsa = tsa_config
+[ tsa_config ]
+serial = ./tsaserial
+crypto_device = builtin
+signer_digest = sha256
+default_policy = 1.2.3.4.1
+digests = sha256, sha384, sha512
+accuracy = secs:1
+ess_cert_id_alg = sha256
+CNF
+echo 01 > tsaserial
+case $KEY in
+  rsa) kopt=(-algorithm RSA -pkeyopt rsa_keygen_bits:2048); speed=rsa2048 ;;
+  p256) kopt=(-algorithm EC -pkeyopt ec_paramgen_curve:P-256); speed=ecdsap256 ;;
+  *) echo "KEY must be rsa or p256" >&2; exit 2 ;;
+esac
+openssl genpkey "${kopt[@]}" -out root.key 2>/dev/null
+openssl req -x509 -new -config openssl.cnf -key root.key -subj "/CN=Bench Root" -days 3650 -extensions v3_ca -out root.pem
+openssl genpkey "${kopt[@]}" -out tsa.key 2>/dev/null
+openssl req -new -config openssl.cnf -key tsa.key -subj "/CN=Bench TSA" -out tsa.csr
+openssl x509 -req -in tsa.csr -CA root.pem -CAkey root.key -set_serial 2 -days 365 -extfile openssl.cnf \
+  -extensions tsa_ok -out tsa.pem 2>/dev/null
+head -c 4096 /dev/urandom > data
+mkdir tok
+for i in $(seq 1 $DISTINCT); do
+  openssl ts -query -data data -sha256 -cert -out q.tsq 2>/dev/null
+  openssl ts -reply -config openssl.cnf -queryfile q.tsq -signer tsa.pem -inkey tsa.key -out "tok/d$i.tsr" 2>/dev/null
+done
+# The verifier keeps no state between tokens, so copies cost the same as distinct tokens.
+for i in $(seq 1 "$N"); do cp "tok/d$(( (i - 1) % DISTINCT + 1 )).tsr" "tok/t$i.tsr"; done
+rm tok/d*.tsr
+
+t0=$(date +%s.%N)
+"$VOUCH" tsa verify tok/t*.tsr --data data --ca-file root.pem --format json > vouch.json
+t1=$(date +%s.%N)
+vouch_s=$(echo "$t1 - $t0" | bc -l)
+
+t0=$(date +%s.%N)
+i=0
+for f in tok/t*.tsr; do
+  i=$((i + 1)); [ "$i" -gt "$SAMPLE" ] && break
+  openssl ts -verify -in "$f" -data data -CAfile root.pem > /dev/null 2>&1 || { echo "openssl rejected $f" >&2; exit 1; }
+done
+t1=$(date +%s.%N)
+openssl_s=$(echo "($t1 - $t0) * $N / $SAMPLE" | bc -l)
+
+# Raw cost: each token needs two signature verifications (token, TSA certificate).
+verifies=$(openssl speed -seconds 3 "$speed" 2>/dev/null | awk -v k="$KEY" '
+  k == "rsa" && /^rsa 2048/ { print $(NF) }
+  k == "p256" && /nistp256\)/ { print $(NF) }' | head -1)
+raw_s=$(echo "2 * $N / $verifies" | bc -l)
+
+printf 'tokens                 %d (%s, %d distinct)\n' "$N" "$KEY" "$DISTINCT"
+printf 'vouch batch            %.2f s  (%.1f us/token)\n' "$vouch_s" "$(echo "$vouch_s * 1000000 / $N" | bc -l)"
+printf 'openssl ts loop        %.2f s  (measured over %d, scaled)\n' "$openssl_s" "$SAMPLE"
+printf 'raw verify (openssl)   %.2f s  (2 x %s verifies at %s/s)\n' "$raw_s" "$speed" "$verifies"
+printf 'speed-up vs loop       %.1fx\n' "$(echo "$openssl_s / $vouch_s" | bc -l)"
+printf 'vouch / raw            %.2fx\n' "$(echo "$vouch_s / $raw_s" | bc -l)"

@@ -1,0 +1,324 @@
+//! RFC 3161 time stamps: a strict, offline verifier, a decoder for showing
+//! tokens, and a client that requests them.
+//!
+//! # What is verified
+//! [`verify_token`] checks a TimeStampResp or bare TimeStampToken against
+//! the caller's expectations (imprint, nonce, policy) and trust anchors, and
+//! fails closed. The full checklist, with the RFC section behind each item,
+//! is in `docs/TSA.md`; in short: response status; signedData with an
+//! id-ct-TSTInfo content; exactly one SignerInfo whose version fits its sid;
+//! the signer found by its sid (never "the first certificate"); content-type
+//! and message-digest signed attributes; the signature over the signed
+//! attributes exactly as received; the ESS signing-certificate (v1 or v2)
+//! binding; TSTInfo version, imprint, nonce, policy, tsa name and critical
+//! extensions; the signer's EKU/keyUsage/basicConstraints profile; and a
+//! certificate path to a caller-supplied anchor valid at genTime (or at a
+//! chosen time). SHA-1 is refused unless explicitly allowed.
+//!
+//! # What is trusted
+//! Only the anchors in the [`TrustStore`]. Certificates embedded in the
+//! token and `untrusted` certificates are path material.
+//!
+//! # What is not checked
+//! Revocation (CRL/OCSP), certificate policies, and the accuracy window
+//! (the path is validated at genTime itself).
+//!
+//! Network code lives in [`client`] only; every verification function takes
+//! bytes.
+
+mod asn1;
+mod cert;
+pub mod client;
+mod crypto;
+mod error;
+mod info;
+mod oid;
+mod path;
+pub mod request;
+mod time;
+mod token;
+mod verify;
+
+pub use asn1::decode_hex;
+pub use client::{ClientOptions, request};
+pub use crypto::HashAlg;
+pub use error::TsaError;
+pub use info::{CertificateInfo, EssIdInfo, SignerView, StatusView, TokenInfo, TstView, show};
+pub use request::TimeStampRequest;
+pub use time::Timestamp;
+pub use token::Accuracy;
+pub use verify::{VerifiedTimestamp, verify_token};
+
+use cert::Cert;
+
+/// Bounds on the work a hostile token can cause.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Largest response or token accepted, in bytes.
+    pub max_token_size: usize,
+    /// Most certificates in one token, and in one trust store list.
+    pub max_certificates: usize,
+    /// Most certificates on a path, signer and anchor included.
+    pub max_path_len: usize,
+    /// Most certificate signature checks while building a path.
+    pub max_signature_checks: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_token_size: 1024 * 1024,
+            max_certificates: 32,
+            max_path_len: 8,
+            max_signature_checks: 64,
+        }
+    }
+}
+
+/// The imprint the token must carry.
+#[derive(Clone, Debug)]
+pub enum ExpectedImprint {
+    /// A digest computed by the caller: the token must use the same algorithm.
+    Digest {
+        /// The algorithm the caller hashed with.
+        alg: HashAlg,
+        /// The digest bytes.
+        digest: Vec<u8>,
+    },
+    /// The data itself, hashed with every supported algorithm so the token's
+    /// algorithm can be used.
+    Data(DataDigests),
+}
+
+/// The digests of some data under every supported algorithm.
+#[derive(Clone, Debug)]
+pub struct DataDigests {
+    digests: Vec<(HashAlg, Vec<u8>)>,
+}
+
+impl DataDigests {
+    /// Hashes `data` under every supported algorithm.
+    pub fn from_bytes(data: &[u8]) -> Self {
+        DataDigests {
+            digests: HashAlg::ALL.iter().map(|h| (*h, h.digest(data))).collect(),
+        }
+    }
+
+    /// Hashes a stream in one pass under every supported algorithm.
+    pub fn from_reader(mut reader: impl std::io::Read) -> std::io::Result<Self> {
+        use sha2::Digest;
+        let mut s1 = sha1::Sha1::new();
+        let mut s256 = sha2::Sha256::new();
+        let mut s384 = sha2::Sha384::new();
+        let mut s512 = sha2::Sha512::new();
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = reader.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            s1.update(&buf[..n]);
+            s256.update(&buf[..n]);
+            s384.update(&buf[..n]);
+            s512.update(&buf[..n]);
+        }
+        Ok(DataDigests {
+            digests: vec![
+                (HashAlg::Sha256, s256.finalize().to_vec()),
+                (HashAlg::Sha384, s384.finalize().to_vec()),
+                (HashAlg::Sha512, s512.finalize().to_vec()),
+                (HashAlg::Sha1, s1.finalize().to_vec()),
+            ],
+        })
+    }
+
+    /// The digest under `alg`.
+    pub fn get(&self, alg: HashAlg) -> Option<&[u8]> {
+        self.digests
+            .iter()
+            .find(|(h, _)| *h == alg)
+            .map(|(_, d)| d.as_slice())
+    }
+}
+
+impl ExpectedImprint {
+    /// Parses `ALG:HEX` (e.g. `sha256:9f86...`).
+    pub fn parse_digest(text: &str) -> Option<Self> {
+        let (alg, hex) = text.split_once(':')?;
+        let alg = HashAlg::from_name(alg)?;
+        let digest = decode_hex(hex)?;
+        (digest.len() == alg.output_len()).then_some(ExpectedImprint::Digest { alg, digest })
+    }
+}
+
+/// What the caller expects the token to say.
+#[derive(Clone, Debug)]
+pub struct Expected {
+    /// The imprint (required).
+    pub imprint: ExpectedImprint,
+    /// The nonce sent in the request, as unsigned big-endian bytes (leading
+    /// zeros ignored). When set, the token must carry an equal nonce.
+    pub nonce: Option<Vec<u8>>,
+    /// The policy OID (dotted) the token must carry.
+    pub policy: Option<String>,
+}
+
+impl Expected {
+    /// Expect only an imprint.
+    pub fn imprint(imprint: ExpectedImprint) -> Self {
+        Expected {
+            imprint,
+            nonce: None,
+            policy: None,
+        }
+    }
+}
+
+/// Trust anchors and extra path material.
+///
+/// A store also remembers certificate signatures it has already checked
+/// successfully (keyed by SHA-256 over both certificates and the SHA-1
+/// policy), so a batch of tokens from one TSA checks its chain once.
+#[derive(Clone, Debug, Default)]
+pub struct TrustStore {
+    anchors: Vec<Cert>,
+    untrusted: Vec<Cert>,
+    verified: std::sync::Arc<std::sync::Mutex<std::collections::HashSet<[u8; 32]>>>,
+}
+
+/// Most remembered certificate signatures per store.
+const MAX_VERIFIED_CACHE: usize = 4096;
+
+impl TrustStore {
+    fn cache_key(child: &Cert, issuer: &Cert, allow_sha1: bool) -> [u8; 32] {
+        use sha2::Digest;
+        let mut h = sha2::Sha256::new();
+        h.update((child.der.len() as u64).to_be_bytes());
+        h.update(&child.der);
+        h.update(&issuer.der);
+        h.update([u8::from(allow_sha1)]);
+        h.finalize().into()
+    }
+
+    pub(crate) fn seen_valid(&self, child: &Cert, issuer: &Cert, allow_sha1: bool) -> bool {
+        let key = Self::cache_key(child, issuer, allow_sha1);
+        self.verified.lock().is_ok_and(|set| set.contains(&key))
+    }
+
+    pub(crate) fn remember_valid(&self, child: &Cert, issuer: &Cert, allow_sha1: bool) {
+        let key = Self::cache_key(child, issuer, allow_sha1);
+        if let Ok(mut set) = self.verified.lock()
+            && set.len() < MAX_VERIFIED_CACHE
+        {
+            set.insert(key);
+        }
+    }
+}
+
+impl TrustStore {
+    /// An empty store (verifies nothing).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds trust anchors from PEM (one or more certificates) or DER (one).
+    /// Returns how many were added.
+    pub fn add_anchors(&mut self, data: &[u8]) -> Result<usize, TsaError> {
+        let certs = parse_cert_list(data)?;
+        let n = certs.len();
+        self.anchors.extend(certs);
+        Ok(n)
+    }
+
+    /// Adds untrusted certificates usable to find the signer and build a
+    /// path, never as anchors.
+    pub fn add_untrusted(&mut self, data: &[u8]) -> Result<usize, TsaError> {
+        let certs = parse_cert_list(data)?;
+        let n = certs.len();
+        self.untrusted.extend(certs);
+        Ok(n)
+    }
+
+    /// Number of anchors.
+    pub fn anchor_count(&self) -> usize {
+        self.anchors.len()
+    }
+}
+
+fn parse_cert_list(data: &[u8]) -> Result<Vec<Cert>, TsaError> {
+    let ders = cert::split_certificates(data)?;
+    if ders.len() > 256 {
+        return Err(TsaError::LimitExceeded {
+            what: "certificates in one file",
+            limit: 256,
+        });
+    }
+    ders.iter().map(|d| Cert::from_der(d)).collect()
+}
+
+/// The time at which the certificate path is validated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ValidationTime {
+    /// The token's genTime (the default: a token stays valid after its
+    /// certificate expires).
+    #[default]
+    GenTime,
+    /// A fixed time.
+    At(Timestamp),
+}
+
+/// Verification policy.
+#[derive(Clone, Debug, Default)]
+pub struct VerifyOptions {
+    /// When to validate the certificate path.
+    pub validation_time: ValidationTime,
+    /// Accept SHA-1 imprints and signatures (off by default).
+    pub allow_sha1: bool,
+    /// Work bounds.
+    pub limits: Limits,
+}
+
+/// Returns the DER blocks of a PEM buffer whose label contains `label`
+/// (any label when empty), or `None` when the buffer is not PEM.
+pub(crate) fn pem_blocks(data: &[u8], label: &str) -> Option<Vec<Vec<u8>>> {
+    use base64::Engine;
+    let text = std::str::from_utf8(data).ok()?;
+    if !text.trim_start().starts_with("-----BEGIN ") {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("-----BEGIN ") {
+        let after = &rest[start + 11..];
+        let end_label = after.find("-----")?;
+        let found = &after[..end_label];
+        let body_start = &after[end_label + 5..];
+        let end = body_start.find("-----END ")?;
+        let body: String = body_start[..end].split_whitespace().collect();
+        if label.is_empty() || found.contains(label) {
+            out.push(
+                base64::engine::general_purpose::STANDARD
+                    .decode(body)
+                    .ok()?,
+            );
+        }
+        rest = &body_start[end + 9..];
+    }
+    Some(out)
+}
+
+/// Takes a token file as given (DER, or PEM with any label) and returns DER.
+pub(crate) fn token_der(bytes: &[u8], limits: &Limits) -> Result<Vec<u8>, TsaError> {
+    if bytes.len() > limits.max_token_size {
+        return Err(TsaError::TooLarge {
+            what: "token",
+            size: bytes.len(),
+            limit: limits.max_token_size,
+        });
+    }
+    match pem_blocks(bytes, "") {
+        Some(mut blocks) if blocks.len() == 1 => Ok(blocks.remove(0)),
+        Some(_) => Err(TsaError::Malformed { part: "PEM" }),
+        None => Ok(bytes.to_vec()),
+    }
+}

@@ -1,0 +1,167 @@
+//! TimeStampReq (RFC 3161 §2.4.1) and the check that a response answers it.
+
+use super::asn1::{self, TAG_SEQUENCE};
+use super::crypto::HashAlg;
+use super::error::TsaError;
+use super::token::{self, Sid};
+use super::{Expected, ExpectedImprint, Limits, token_der};
+
+/// A time-stamp request, encoded, with what it asked for.
+#[derive(Clone, Debug)]
+pub struct TimeStampRequest {
+    der: Vec<u8>,
+    alg: HashAlg,
+    imprint: Vec<u8>,
+    nonce: Option<Vec<u8>>,
+    policy: Option<String>,
+    cert_req: bool,
+}
+
+impl TimeStampRequest {
+    /// Builds a request for `imprint` (a digest made with `alg`), with a
+    /// random 128-bit nonce when `nonce` is true. Fails when the imprint
+    /// length does not fit the algorithm, the policy is not an OID, or the
+    /// system has no randomness.
+    pub fn new(
+        alg: HashAlg,
+        imprint: Vec<u8>,
+        policy: Option<String>,
+        nonce: bool,
+        cert_req: bool,
+    ) -> Result<Self, crate::Error> {
+        if imprint.len() != alg.output_len() {
+            return Err(crate::Error::Usage(format!(
+                "a {} digest is {} bytes, got {}",
+                alg,
+                alg.output_len(),
+                imprint.len()
+            )));
+        }
+        let nonce = if nonce {
+            let mut n = [0u8; 16];
+            getrandom::fill(&mut n)
+                .map_err(|e| crate::Error::Usage(format!("no randomness for the nonce: {e}")))?;
+            n[0] &= 0x7f;
+            n[0] |= 0x40; // keep the full width
+            Some(n.to_vec())
+        } else {
+            None
+        };
+        let null = asn1::der(asn1::TAG_NULL, &[]);
+        let oid = asn1::der_oid(alg.oid()).unwrap_or_default();
+        let alg_id = asn1::der_seq(&[&oid, &null]);
+        let mi = asn1::der_seq(&[&alg_id, &asn1::der(asn1::TAG_OCTET_STRING, &imprint)]);
+        let mut body = vec![asn1::der_uint(&[1]), mi];
+        if let Some(p) = &policy {
+            body.push(
+                asn1::der_oid(p).ok_or_else(|| crate::Error::Usage(format!("not an OID: {p}")))?,
+            );
+        }
+        if let Some(n) = &nonce {
+            body.push(asn1::der_uint(n));
+        }
+        if cert_req {
+            body.push(asn1::der(asn1::TAG_BOOLEAN, &[0xff]));
+        }
+        let der = asn1::der(TAG_SEQUENCE, &body.concat());
+        Ok(TimeStampRequest {
+            der,
+            alg,
+            imprint,
+            nonce,
+            policy,
+            cert_req,
+        })
+    }
+
+    /// The DER TimeStampReq.
+    pub fn der(&self) -> &[u8] {
+        &self.der
+    }
+
+    /// The nonce sent, unsigned big-endian.
+    pub fn nonce(&self) -> Option<&[u8]> {
+        self.nonce.as_deref()
+    }
+
+    /// What a verifier must expect of the response to this request.
+    pub fn expected(&self) -> Expected {
+        Expected {
+            imprint: ExpectedImprint::Digest {
+                alg: self.alg,
+                digest: self.imprint.clone(),
+            },
+            nonce: self.nonce.clone(),
+            policy: self.policy.clone(),
+        }
+    }
+
+    /// Checks that `response` answers this request (RFC 3161 §2.4.2):
+    /// status granted, a token present, same imprint, same nonce, the
+    /// requested policy, and the signer certificate when it was asked for.
+    /// Does not check signatures or trust: see [`super::verify_token`].
+    pub fn check_response(&self, response: &[u8]) -> Result<(), TsaError> {
+        let limits = Limits::default();
+        let der = token_der(response, &limits)?;
+        let parsed = token::parse(&der, &limits)?;
+        let status = parsed.status.ok_or(TsaError::ResponseMismatch {
+            what: "not a TimeStampResp",
+        })?;
+        if status.status > 1 {
+            return Err(TsaError::StatusRejected {
+                status: status.status,
+                status_text: status.text,
+                fail_info: status.fail_info,
+            });
+        }
+        let tok = parsed.token.ok_or(TsaError::TokenMissing)?;
+        let tst = token::parse_tst_info(tok.econtent.as_deref().ok_or(TsaError::ContentMissing)?)?;
+        if HashAlg::from_oid(&tst.imprint_alg.oid) != Some(self.alg) || tst.imprint != self.imprint
+        {
+            return Err(TsaError::ResponseMismatch {
+                what: "message imprint",
+            });
+        }
+        if let Some(n) = &self.nonce {
+            match &tst.nonce {
+                None => return Err(TsaError::NonceMissing),
+                Some(got) if asn1::strip_leading_zeros(got) != asn1::strip_leading_zeros(n) => {
+                    return Err(TsaError::NonceMismatch {
+                        expected: asn1::hex(n),
+                        found: asn1::hex(got),
+                    });
+                }
+                Some(_) => {}
+            }
+        }
+        if let Some(p) = &self.policy
+            && *p != tst.policy
+        {
+            return Err(TsaError::PolicyMismatch {
+                expected: p.clone(),
+                found: tst.policy,
+            });
+        }
+        if self.cert_req {
+            let certs: Vec<super::cert::Cert> = tok
+                .certs
+                .iter()
+                .map(|d| super::cert::Cert::from_der(d))
+                .collect::<Result<_, _>>()?;
+            let found = tok.signer_infos.first().is_some_and(|si| {
+                certs.iter().any(|c| match &si.sid {
+                    Sid::IssuerSerial { issuer, serial } => {
+                        c.issuer == *issuer && c.serial == *serial
+                    }
+                    Sid::SubjectKeyId(k) => c.ext.subject_key_id.as_ref() == Some(k),
+                })
+            });
+            if !found {
+                return Err(TsaError::ResponseMismatch {
+                    what: "certReq was set but the signer certificate is not included",
+                });
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: formatting, lints, unit and integration tests,
+# fuzz corpora replay. Installs what the tests need first (see
+# scripts/setup-test-env.sh). Under CI=true a missing component is a failure,
+# never a skip.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+if [ -x scripts/setup-test-env.sh ]; then
+  scripts/setup-test-env.sh
+fi
+if ! command -v openssl >/dev/null; then
+  echo "test.sh: openssl is required by the TSA tests" >&2
+  [ "${CI:-}" = "true" ] && exit 1
+fi
+
+cargo fmt --all -- --check
+cargo clippy --all-targets --locked -- -D warnings
+cargo test --all-targets --locked
+cargo test --doc --locked

@@ -1,0 +1,534 @@
+//! End-to-end tests of the chain commands through the real binary: exit
+//! codes, output, bad input, concurrent appenders and crash recovery.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn vouch() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_vouch"))
+}
+
+fn run(args: &[&str], dir: &Path) -> Output {
+    vouch().args(args).current_dir(dir).output().unwrap()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A temp dir with key `k` / `k.pub` for origin example.com/cli.
+fn setup() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let o = run(
+        &["keygen", "--origin", "example.com/cli", "--out", "k"],
+        dir.path(),
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let p = dir.path().to_path_buf();
+    (dir, p)
+}
+
+fn verify_json(dir: &Path, args: &[&str]) -> (i32, Value) {
+    let mut all = vec!["verify", "--format", "json"];
+    all.extend_from_slice(args);
+    let o = run(&all, dir);
+    let v: Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(&o)));
+    (code(&o), v)
+}
+
+#[test]
+fn keygen_writes_a_private_key_with_mode_0600_and_never_overwrites() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_d, dir) = setup();
+    let mode = std::fs::metadata(dir.join("k"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let private = std::fs::read_to_string(dir.join("k")).unwrap();
+    let public = std::fs::read_to_string(dir.join("k.pub")).unwrap();
+    assert!(private.starts_with("PRIVATE+KEY+example.com/cli+"));
+    assert!(public.starts_with("example.com/cli+"));
+    let again = run(
+        &["keygen", "--origin", "example.com/cli", "--out", "k"],
+        &dir,
+    );
+    assert_eq!(code(&again), 2);
+    assert_eq!(std::fs::read_to_string(dir.join("k")).unwrap(), private);
+    let bad = run(&["keygen", "--origin", "has space", "--out", "k2"], &dir);
+    assert_eq!(code(&bad), 2);
+    assert!(stderr(&bad).contains("invalid origin"), "{}", stderr(&bad));
+}
+
+#[test]
+fn append_checkpoint_verify_round_trip_with_json_report() {
+    let (_d, dir) = setup();
+    for i in 0..3 {
+        let o = run(
+            &[
+                "append",
+                "log.jsonl",
+                "--key",
+                "k",
+                &format!("{{\"n\":{i}}}"),
+            ],
+            &dir,
+        );
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        assert_eq!(stdout(&o).trim(), format!("appended seq {i}"));
+    }
+    let (c, v) = verify_json(&dir, &["log.jsonl", "--pub", "k.pub"]);
+    assert_eq!(c, 0);
+    assert_eq!(v["logs"][0]["status"], "partial");
+    assert_eq!(v["logs"][0]["reason"], "uncovered");
+    let o = run(
+        &["checkpoint", "log.jsonl", "--key", "k", "--out", "cp"],
+        &dir,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("example.com/cli\n3\n"));
+    let (c, v) = verify_json(&dir, &["log.jsonl", "--pub", "k.pub", "--checkpoint", "cp"]);
+    assert_eq!(c, 0);
+    assert_eq!(v["format"], "vouch-verify/1");
+    assert_eq!(v["logs"][0]["status"], "valid");
+    assert_eq!(v["logs"][0]["records"], 4);
+    assert_eq!(v["logs"][0]["covered"], 3);
+    assert_eq!(v["summary"]["valid"], 1);
+    // Without a key: unauthenticated, exit 0, but 1 with --strict.
+    assert_eq!(code(&run(&["verify", "log.jsonl"], &dir)), 0);
+    assert_eq!(code(&run(&["verify", "log.jsonl", "--strict"], &dir)), 1);
+    let table = run(&["verify", "log.jsonl", "--pub", "k.pub"], &dir);
+    assert!(stdout(&table).contains("valid"), "{}", stdout(&table));
+    assert!(
+        stdout(&table).contains("1 logs: 1 valid"),
+        "{}",
+        stdout(&table)
+    );
+}
+
+#[test]
+fn tampered_log_exits_1_with_reason_and_seq() {
+    let (_d, dir) = setup();
+    let input = (0..10)
+        .map(|i| format!("{{\"n\":{i}}}\n"))
+        .collect::<String>();
+    let mut child = vouch()
+        .args(["append", "log.jsonl", "--key", "k"])
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(
+        code(&run(&["checkpoint", "log.jsonl", "--key", "k"], &dir)),
+        0
+    );
+    let text = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
+    std::fs::write(
+        dir.join("log.jsonl"),
+        text.replace("{\"n\":4}", "{\"n\":5}"),
+    )
+    .unwrap();
+    let (c, v) = verify_json(&dir, &["log.jsonl", "--pub", "k.pub"]);
+    assert_eq!(c, 1);
+    let log = &v["logs"][0];
+    assert_eq!(log["status"], "invalid");
+    assert_eq!(log["failure"]["reason"], "broken_link");
+    assert_eq!(log["failure"]["seq"], 5);
+    assert_eq!(log["failure"]["line"], 6);
+}
+
+#[test]
+fn bad_input_gets_one_clear_line_and_the_right_exit_code() {
+    let (_d, dir) = setup();
+    // Operational errors: exit 2.
+    let o = run(&["verify", "missing.jsonl"], &dir);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("missing.jsonl"), "{}", stderr(&o));
+    std::fs::create_dir(dir.join("empty")).unwrap();
+    let o = run(&["verify", "empty"], &dir);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("no log files"), "{}", stderr(&o));
+    let o = run(&["append", "log.jsonl", "--key", "k.pub", "1"], &dir);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("public (verifier) key"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["verify", "log.jsonl", "--pub", "k"], &dir);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("PRIVATE"), "{}", stderr(&o));
+    std::fs::write(dir.join("junk.key"), b"\x00\x01garbage").unwrap();
+    let o = run(&["append", "log.jsonl", "--key", "junk.key", "1"], &dir);
+    assert_eq!(code(&o), 2);
+    let o = run(&["append", "log.jsonl", "--key", "k", "{not json"], &dir);
+    assert_eq!(code(&o), 2);
+    assert!(
+        !dir.join("log.jsonl").exists() || std::fs::read(dir.join("log.jsonl")).unwrap().is_empty()
+    );
+
+    // Rejected evidence: exit 1 with a reason.
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "garbage.jsonl",
+            (0..=255u8).cycle().take(5000).collect(),
+            "bad_json",
+        ),
+        (
+            "utf8.jsonl",
+            b"{\"body\":\"\xc3\x28\"}\n".to_vec(),
+            "bad_utf8",
+        ),
+        ("notjson.jsonl", b"hello world\n".to_vec(), "bad_json"),
+        (
+            "deep.jsonl",
+            format!("{}{}\n", "[".repeat(10_000), "]".repeat(10_000)).into_bytes(),
+            "too_deep",
+        ),
+        ("nul.jsonl", b"\x00\x00\x00\x00".to_vec(), "trailing_data"),
+    ];
+    for (name, bytes, reason) in cases {
+        std::fs::write(dir.join(name), bytes).unwrap();
+        let (c, v) = verify_json(&dir, &[name]);
+        assert_eq!(c, 1, "{name}");
+        assert_eq!(v["logs"][0]["failure"]["reason"], reason, "{name}");
+        let o = run(&["verify", name], &dir);
+        assert!(!stderr(&o).contains("panicked"), "{name}");
+    }
+}
+
+#[test]
+fn a_100_mb_line_is_rejected_in_bounded_memory() {
+    let (_d, dir) = setup();
+    let path = dir.join("huge.jsonl");
+    {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        f.write_all(b"{\"body\":\"").unwrap();
+        let chunk = vec![b'a'; 1 << 20];
+        for _ in 0..100 {
+            f.write_all(&chunk).unwrap();
+        }
+        f.write_all(b"\"}\n").unwrap();
+    }
+    // 80 MB of address space is less than the line: it must never be held whole.
+    let o = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 80000; exec {} verify --format json huge.jsonl",
+            env!("CARGO_BIN_EXE_vouch")
+        ))
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["logs"][0]["failure"]["reason"], "line_too_long");
+}
+
+#[test]
+fn proofs_verify_offline_and_tampering_is_rejected() {
+    let (_d, dir) = setup();
+    for i in 0..9 {
+        run(
+            &[
+                "append",
+                "log.jsonl",
+                "--key",
+                "k",
+                &format!("{{\"n\":{i}}}"),
+            ],
+            &dir,
+        );
+    }
+    let o = run(&["prove", "log.jsonl", "--seq", "4"], &dir);
+    assert_eq!(code(&o), 2, "not covered yet");
+    assert!(stderr(&o).contains("not covered"), "{}", stderr(&o));
+    run(&["checkpoint", "log.jsonl", "--key", "k"], &dir);
+    let text = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
+    for seq in 0..9usize {
+        let o = run(
+            &[
+                "prove",
+                "log.jsonl",
+                "--seq",
+                &seq.to_string(),
+                "--out",
+                "p",
+            ],
+            &dir,
+        );
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        std::fs::write(dir.join("rec"), text.lines().nth(seq).unwrap()).unwrap();
+        let o = run(
+            &["verify-proof", "p", "--record", "rec", "--pub", "k.pub"],
+            &dir,
+        );
+        assert_eq!(code(&o), 0, "seq {seq}: {}", stderr(&o));
+    }
+    // The wrong record for the proof.
+    std::fs::write(dir.join("rec"), text.lines().nth(3).unwrap()).unwrap();
+    let o = run(
+        &[
+            "verify-proof",
+            "p",
+            "--record",
+            "rec",
+            "--pub",
+            "k.pub",
+            "--format",
+            "json",
+        ],
+        &dir,
+    );
+    assert_eq!(code(&o), 1);
+    assert!(stdout(&o).contains("index_mismatch"), "{}", stdout(&o));
+    // A changed proof hash.
+    std::fs::write(dir.join("rec"), text.lines().nth(8).unwrap()).unwrap();
+    let proof = std::fs::read_to_string(dir.join("p")).unwrap();
+    let hash_line = proof.lines().nth(2).unwrap();
+    let flipped = if hash_line.starts_with('A') {
+        hash_line.replacen('A', "B", 1)
+    } else {
+        format!("A{}", &hash_line[1..])
+    };
+    std::fs::write(dir.join("p2"), proof.replacen(hash_line, &flipped, 1)).unwrap();
+    let o = run(
+        &[
+            "verify-proof",
+            "p2",
+            "--record",
+            "rec",
+            "--pub",
+            "k.pub",
+            "--format",
+            "json",
+        ],
+        &dir,
+    );
+    assert_eq!(code(&o), 1);
+    assert!(stdout(&o).contains("inclusion_failed"), "{}", stdout(&o));
+    // Another key.
+    run(
+        &["keygen", "--origin", "example.com/cli", "--out", "other"],
+        &dir,
+    );
+    let o = run(
+        &[
+            "verify-proof",
+            "p",
+            "--record",
+            "rec",
+            "--pub",
+            "other.pub",
+            "--format",
+            "json",
+        ],
+        &dir,
+    );
+    assert_eq!(code(&o), 1);
+    assert!(stdout(&o).contains("unknown_key"), "{}", stdout(&o));
+}
+
+/// Parses `--format json` acknowledgements: (seq, leaf hex).
+fn acks(text: &str) -> Vec<(u64, String)> {
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|v| {
+            (
+                v["seq"].as_u64().unwrap(),
+                v["leaf"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn leaf_of_line(line: &str) -> String {
+    vouch::hex::encode(&vouch::merkle::leaf_hash(line.as_bytes()))
+}
+
+#[test]
+fn concurrent_appenders_produce_one_valid_chain_with_every_acknowledged_record() {
+    let (_d, dir) = setup();
+    let writers: Vec<_> = (0..4)
+        .map(|w| {
+            let input: String = (0..200)
+                .map(|i| format!("{{\"writer\":{w},\"i\":{i}}}\n"))
+                .collect();
+            let mut child = vouch()
+                .args(["append", "log.jsonl", "--key", "k", "--format", "json"])
+                .current_dir(&dir)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut stdin = child.stdin.take().unwrap();
+            // Feed line by line so the appenders interleave batch by batch.
+            std::thread::spawn(move || {
+                for line in input.lines() {
+                    stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
+                }
+            });
+            child
+        })
+        .collect();
+    let mut acked = Vec::new();
+    for w in writers {
+        let out = w.wait_with_output().unwrap();
+        assert!(out.status.success());
+        acked.extend(acks(&stdout(&out)));
+    }
+    assert_eq!(acked.len(), 800);
+    let text = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 800);
+    for (seq, leaf) in &acked {
+        assert_eq!(&leaf_of_line(lines[*seq as usize]), leaf, "seq {seq}");
+    }
+    run(&["checkpoint", "log.jsonl", "--key", "k"], &dir);
+    let (c, v) = verify_json(&dir, &["log.jsonl", "--pub", "k.pub"]);
+    assert_eq!((c, v["logs"][0]["status"].as_str()), (0, Some("valid")));
+}
+
+#[test]
+fn an_appender_killed_mid_write_leaves_a_torn_tail_that_repair_removes() {
+    let (_d, dir) = setup();
+    for i in 0..5 {
+        run(
+            &[
+                "append",
+                "log.jsonl",
+                "--key",
+                "k",
+                &format!("{{\"n\":{i}}}"),
+            ],
+            &dir,
+        );
+    }
+    let before = std::fs::read(dir.join("log.jsonl")).unwrap();
+    let mut child = vouch()
+        .args(["append", "log.jsonl", "--key", "k", "{\"n\":\"torn\"}"])
+        .env("VOUCH_FAILPOINT", "append_torn:40")
+        .current_dir(&dir)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    assert!(line.contains("failpoint append_torn reached"), "{line}");
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let after = std::fs::read(dir.join("log.jsonl")).unwrap();
+    assert_eq!(after.len(), before.len() + 40);
+    let (c, v) = verify_json(&dir, &["log.jsonl", "--pub", "k.pub"]);
+    assert_eq!(c, 0);
+    assert_eq!(v["logs"][0]["status"], "partial");
+    assert_eq!(v["logs"][0]["reason"], "torn_tail");
+    assert_eq!(v["logs"][0]["torn_tail_bytes"], 40);
+    // Appending on top of a torn tail is refused.
+    let o = run(&["append", "log.jsonl", "--key", "k", "1"], &dir);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("vouch repair"), "{}", stderr(&o));
+    let o = run(&["repair", "log.jsonl"], &dir);
+    assert_eq!(code(&o), 0);
+    assert!(
+        stdout(&o).contains("removed an incomplete final line of 40 bytes"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(std::fs::read(dir.join("log.jsonl")).unwrap(), before);
+    let o = run(&["repair", "log.jsonl"], &dir);
+    assert!(stdout(&o).contains("nothing removed"));
+    run(&["checkpoint", "log.jsonl", "--key", "k"], &dir);
+    let (c, v) = verify_json(&dir, &["log.jsonl", "--pub", "k.pub"]);
+    assert_eq!((c, v["logs"][0]["status"].as_str()), (0, Some("valid")));
+}
+
+#[test]
+fn killing_a_bulk_appender_at_any_moment_loses_no_acknowledged_record() {
+    let (_d, dir) = setup();
+    let mut child = vouch()
+        .args(["append", "log.jsonl", "--key", "k", "--format", "json"])
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        for i in 0..1_000_000u64 {
+            if stdin
+                .write_all(format!("{{\"i\":{i},\"pad\":\"{}\"}}\n", "x".repeat(100)).as_bytes())
+                .is_err()
+            {
+                break;
+            }
+        }
+    });
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut acked = Vec::new();
+    let mut line = String::new();
+    while acked.len() < 2000 {
+        line.clear();
+        if out.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        acked.extend(acks(&line));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    feeder.join().unwrap();
+    assert!(acked.len() >= 2000);
+    run(&["repair", "log.jsonl"], &dir);
+    let text = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    for (seq, leaf) in &acked {
+        assert_eq!(&leaf_of_line(lines[*seq as usize]), leaf, "seq {seq}");
+    }
+    let (c, v) = verify_json(&dir, &["log.jsonl"]);
+    assert_eq!(c, 0);
+    assert_eq!(v["logs"][0]["status"], "unauthenticated");
+}
+
+#[test]
+fn help_and_usage_errors() {
+    let o = vouch().arg("--help").output().unwrap();
+    assert_eq!(code(&o), 0);
+    for cmd in [
+        "keygen",
+        "append",
+        "checkpoint",
+        "verify",
+        "prove",
+        "verify-proof",
+        "repair",
+        "rotate",
+    ] {
+        assert!(stdout(&o).contains(cmd), "{cmd}");
+    }
+    let o = vouch().args(["verify"]).output().unwrap();
+    assert_eq!(code(&o), 2);
+    let o = vouch().args(["frobnicate"]).output().unwrap();
+    assert_eq!(code(&o), 2);
+}
