@@ -28,6 +28,7 @@ pub mod dir;
 pub mod record;
 #[cfg(feature = "s3")]
 pub mod s3;
+pub mod timestamp;
 pub mod verify;
 
 use crate::chain::record::{KIND_CHECKPOINT, MAX_LINE_LEN, parse_line};
@@ -67,6 +68,8 @@ pub enum Target {
     S3 { bucket: String, prefix: String },
     /// `dir:/PATH`.
     Dir { path: PathBuf },
+    /// `tsa:URL`: an RFC 3161 time-stamp authority.
+    Tsa { url: String },
 }
 
 impl Target {
@@ -94,8 +97,18 @@ impl Target {
                 path: PathBuf::from(path),
             });
         }
+        if let Some(url) = text.strip_prefix("tsa:") {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(Error::Usage(format!(
+                    "{text}: use tsa:http://HOST/PATH or tsa:https://HOST/PATH"
+                )));
+            }
+            return Ok(Target::Tsa {
+                url: url.to_owned(),
+            });
+        }
         Err(Error::Usage(format!(
-            "unknown anchor target {text:?}: use s3://BUCKET/PREFIX or dir:/PATH"
+            "unknown anchor target {text:?}: use s3://BUCKET/PREFIX, dir:/PATH or tsa:URL"
         )))
     }
 }
@@ -105,6 +118,7 @@ impl std::fmt::Display for Target {
         match self {
             Target::S3 { bucket, prefix } => write!(f, "s3://{bucket}/{prefix}"),
             Target::Dir { path } => write!(f, "dir:{}", path.display()),
+            Target::Tsa { url } => write!(f, "tsa:{url}"),
         }
     }
 }
@@ -202,6 +216,9 @@ pub struct S3LockOptions {
 pub struct AnchorOptions {
     pub s3: S3Connection,
     pub lock: S3LockOptions,
+    /// TSA trust anchors: a `tsa:` token is verified against them before it
+    /// is recorded (required for `tsa:` targets).
+    pub tsa_roots: Option<crate::tsa::TrustStore>,
 }
 
 /// One target that failed.
@@ -239,6 +256,12 @@ pub fn anchor(
 ) -> Result<AnchorOutcome> {
     if targets.is_empty() {
         return Err(Error::Usage("no target: give --to at least once".into()));
+    }
+    if opts.tsa_roots.is_none() && targets.iter().any(|t| matches!(t, Target::Tsa { .. })) {
+        return Err(Error::Usage(
+            "a tsa: target needs --tsa-ca ROOTS: the token is verified before it is recorded"
+                .into(),
+        ));
     }
     #[cfg(not(feature = "s3"))]
     if targets.iter().any(|t| matches!(t, Target::S3 { .. })) {
@@ -289,6 +312,15 @@ fn put(
 ) -> Result<AnchorEntry> {
     match target {
         Target::Dir { path } => Ok(AnchorEntry::Dir(dir::put(path, checkpoint, note)?)),
+        Target::Tsa { url } => {
+            let Some(roots) = &opts.tsa_roots else {
+                return Err(Error::Usage(
+                    "a tsa: target needs --tsa-ca ROOTS: the token is verified before it is recorded"
+                        .into(),
+                ));
+            };
+            Ok(AnchorEntry::Tsa(timestamp::put(url, note, roots)?))
+        }
         #[cfg(feature = "s3")]
         Target::S3 { bucket, prefix } => Ok(AnchorEntry::S3(s3::put(
             &opts.s3, bucket, prefix, checkpoint, note, &opts.lock,
@@ -385,6 +417,13 @@ mod tests {
         assert!(Target::parse("s3://").is_err());
         assert!(Target::parse("ftp://x").is_err());
         assert!(Target::parse("dir:").is_err());
+        assert_eq!(
+            Target::parse("tsa:http://127.0.0.1:1/tsr").unwrap(),
+            Target::Tsa {
+                url: "http://127.0.0.1:1/tsr".into()
+            }
+        );
+        assert!(Target::parse("tsa:ftp://x").is_err());
     }
 
     #[test]

@@ -37,6 +37,8 @@ pub enum AnchorEntry {
     Dir(DirAnchor),
     /// An S3 object under Object Lock.
     S3(S3Anchor),
+    /// An RFC 3161 time-stamp token over the note.
+    Tsa(TsaAnchor),
 }
 
 impl AnchorEntry {
@@ -50,6 +52,7 @@ impl AnchorEntry {
                 s.key,
                 s.version_id.as_deref().unwrap_or("-")
             ),
+            AnchorEntry::Tsa(t) => format!("tsa:{} at {}", t.url, t.gen_time),
         }
     }
 
@@ -58,6 +61,7 @@ impl AnchorEntry {
         match self {
             AnchorEntry::Dir(_) => "dir",
             AnchorEntry::S3(_) => "s3",
+            AnchorEntry::Tsa(_) => "tsa",
         }
     }
 }
@@ -96,6 +100,27 @@ pub struct S3Anchor {
     pub legal_hold: bool,
     /// The server's request id for the PUT, when it sent one.
     pub request_id: Option<String>,
+}
+
+/// A `tsa:` anchor: an RFC 3161 time-stamp token whose message imprint is
+/// the SHA-256 of the note, verified against the TSA roots before it was
+/// recorded. `token` is what verifies; the other members repeat what the
+/// token says, for reading.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TsaAnchor {
+    /// The TSA's URL.
+    pub url: String,
+    /// Base64 DER of the TimeStampResp as received (RFC 3161 §2.4.2).
+    pub token: String,
+    /// The token's genTime, RFC 3339 UTC.
+    pub gen_time: String,
+    /// The imprint's hash algorithm (`sha256`).
+    pub imprint_alg: String,
+    /// The token's serial number (hex) and policy OID.
+    pub serial: String,
+    pub policy: String,
+    /// The TSA signer certificate's subject.
+    pub signer: String,
 }
 
 impl AnchorBody {

@@ -47,6 +47,8 @@ pub enum AnchorError {
     ImmutableRemoved,
     #[error("the current log does not extend this anchored checkpoint: {0}")]
     Log(ChainError),
+    #[error("time-stamp token: {0}")]
+    Timestamp(super::timestamp::TokenProblem),
 }
 
 impl AnchorError {
@@ -64,6 +66,7 @@ impl AnchorError {
             AnchorError::RetentionShortened { .. } => "retention_shortened",
             AnchorError::LegalHoldRemoved => "legal_hold_removed",
             AnchorError::Log(e) => e.code(),
+            AnchorError::Timestamp(p) => p.code(),
         }
     }
 }
@@ -142,6 +145,9 @@ pub struct VerifyAnchorsOptions {
     pub from: Vec<Target>,
     /// Overrides the recorded S3 endpoint/region when set.
     pub s3: S3Connection,
+    /// TSA trust anchors for `tsa:` anchors (without them, those anchors
+    /// are reported as not checked, exit 2).
+    pub tsa_roots: Option<crate::tsa::TrustStore>,
 }
 
 /// A location to list: a `dir:` target or an S3 bucket+prefix.
@@ -192,7 +198,9 @@ pub fn verify_anchors(path: &Path, opts: &VerifyAnchorsOptions) -> Result<Anchor
         for entry in &body.anchors {
             let location = entry.location();
             seen.insert(identity(entry));
-            locations.insert(location_of(entry, &body.origin, opts));
+            if let Some(l) = location_of(entry, opts) {
+                locations.insert(l);
+            }
             let mut check = AnchorCheck {
                 source,
                 kind: entry.kind(),
@@ -223,6 +231,12 @@ pub fn verify_anchors(path: &Path, opts: &VerifyAnchorsOptions) -> Result<Anchor
 
     if let Some(origin) = &origin {
         for target in &opts.from {
+            if let Target::Tsa { .. } = target {
+                return Err(Error::Usage(
+                    "--from lists storage targets (s3://, dir:); a TSA keeps nothing to list"
+                        .into(),
+                ));
+            }
             locations.insert(match target {
                 Target::Dir { path } => Location::Dir(path.clone()),
                 Target::S3 { bucket, prefix } => Location::S3 {
@@ -231,6 +245,7 @@ pub fn verify_anchors(path: &Path, opts: &VerifyAnchorsOptions) -> Result<Anchor
                     bucket: bucket.clone(),
                     prefix: prefix.clone(),
                 },
+                Target::Tsa { .. } => continue,
             });
         }
         for location in &locations {
@@ -306,11 +321,13 @@ fn identity(entry: &AnchorEntry) -> String {
             s.key,
             s.version_id.as_deref().unwrap_or("")
         ),
+        AnchorEntry::Tsa(t) => format!("tsa:{}", t.token),
     }
 }
 
-fn location_of(entry: &AnchorEntry, _origin: &str, opts: &VerifyAnchorsOptions) -> Location {
-    match entry {
+fn location_of(entry: &AnchorEntry, opts: &VerifyAnchorsOptions) -> Option<Location> {
+    Some(match entry {
+        AnchorEntry::Tsa(_) => return None,
         AnchorEntry::Dir(d) => Location::Dir(PathBuf::from(&d.dir)),
         AnchorEntry::S3(s) => {
             // The key is PREFIX + <origin folder>/<name>: list PREFIX.
@@ -328,7 +345,7 @@ fn location_of(entry: &AnchorEntry, _origin: &str, opts: &VerifyAnchorsOptions) 
                 prefix,
             }
         }
-    }
+    })
 }
 
 /// Fetches the anchored object and compares it with the record. Outer
@@ -341,6 +358,22 @@ fn fetch_and_compare(
 ) -> Result<Result<Vec<u8>, AnchorError>> {
     match entry {
         AnchorEntry::Dir(d) => Ok(compare_dir(d, body, found)?),
+        AnchorEntry::Tsa(t) => {
+            let Some(roots) = &opts.tsa_roots else {
+                return Err(Error::Usage(
+                    "not checked: give --tsa-ca ROOTS to verify time-stamp anchors".into(),
+                ));
+            };
+            Ok(
+                match super::timestamp::verify(t, body.note.as_bytes(), roots) {
+                    Ok(gen_time) => {
+                        found.push(("gen_time", gen_time));
+                        Ok(body.note.as_bytes().to_vec())
+                    }
+                    Err(p) => Err(AnchorError::Timestamp(p)),
+                },
+            )
+        }
         #[cfg(feature = "s3")]
         AnchorEntry::S3(s) => super::s3::fetch_and_compare(s, body, &opts.s3, found),
         #[cfg(not(feature = "s3"))]

@@ -102,6 +102,11 @@ pub enum ReceiptError {
     Inclusion,
     #[error("anchor {index} is for another checkpoint (note sha256 {found})")]
     AnchorMismatch { index: usize, found: String },
+    #[error("anchor {index}: time-stamp token: {problem}")]
+    Timestamp {
+        index: usize,
+        problem: crate::anchor::timestamp::TokenProblem,
+    },
 }
 
 impl ReceiptError {
@@ -122,6 +127,7 @@ impl ReceiptError {
             ReceiptError::IndexOutOfRange { .. } => "index_out_of_range",
             ReceiptError::Inclusion => "inclusion_failed",
             ReceiptError::AnchorMismatch { .. } => "anchor_mismatch",
+            ReceiptError::Timestamp { problem, .. } => problem.code(),
         }
     }
 }
@@ -296,10 +302,13 @@ impl ReceiptReport {
 }
 
 /// Verifies a receipt offline; see the module docs. `given_record` is a
-/// record line the caller holds (a final newline is ignored).
+/// record line the caller holds (a final newline is ignored). A time-stamp
+/// anchor is verified against `tsa_roots`; without them it is reported as
+/// not checked and does not count as an anchor.
 pub fn verify(
     receipt: &Receipt,
     trusted: &[VerifierKey],
+    tsa_roots: Option<&crate::tsa::TrustStore>,
     given_record: Option<&[u8]>,
 ) -> ReceiptReport {
     let mut pieces = Vec::new();
@@ -431,6 +440,27 @@ pub fn verify(
                 index: i,
                 found: a.note_sha256.clone(),
             })
+        } else if let AnchorEntry::Tsa(t) = &a.target {
+            match tsa_roots {
+                // Unchecked: reported, and not counted as an anchor.
+                None => Ok(format!(
+                    "not checked (give --tsa-ca): token from {} claims genTime {}",
+                    t.url, t.gen_time
+                )),
+                Some(roots) => crate::anchor::timestamp::verify(
+                    t,
+                    receipt.checkpoint.as_bytes(),
+                    roots,
+                )
+                .map(|gen_time| {
+                    anchors_ok += 1;
+                    format!(
+                        "RFC 3161 token from {} ({}) verified: the checkpoint existed at {gen_time}",
+                        t.url, t.signer
+                    )
+                })
+                .map_err(|problem| ReceiptError::Timestamp { index: i, problem }),
+            }
         } else {
             anchors_ok += 1;
             Ok(describe_anchor(&a.target))
@@ -465,6 +495,7 @@ pub fn verify(
 
 fn describe_anchor(target: &AnchorEntry) -> String {
     match target {
+        AnchorEntry::Tsa(t) => format!("tsa {}", t.url),
         AnchorEntry::Dir(d) => format!(
             "locator: {} (mode {:o}, immutable {}); check online with `vouch anchor verify`",
             target.location(),

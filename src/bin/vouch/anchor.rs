@@ -61,7 +61,7 @@ struct AnchorArgs {
     /// The log's private key.
     #[arg(long, required = true)]
     key: Option<PathBuf>,
-    /// Target: s3://BUCKET/PREFIX or dir:/PATH (repeatable).
+    /// Target: s3://BUCKET/PREFIX, dir:/PATH or tsa:URL (repeatable).
     #[arg(long = "to", required = true, value_name = "TARGET")]
     to: Vec<String>,
     #[command(flatten)]
@@ -78,6 +78,9 @@ struct AnchorArgs {
     /// Also place an S3 legal hold.
     #[arg(long)]
     legal_hold: bool,
+    /// TSA root certificates (PEM) that a tsa: token must chain to.
+    #[arg(long, value_name = "ROOTS")]
+    tsa_ca: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t)]
     format: Format,
 }
@@ -92,6 +95,9 @@ struct VerifyArgs {
     /// Also list this target for anchored checkpoints of the log (repeatable).
     #[arg(long = "from", value_name = "TARGET")]
     from: Vec<String>,
+    /// TSA root certificates (PEM) for checking tsa: anchors.
+    #[arg(long, value_name = "ROOTS")]
+    tsa_ca: Option<PathBuf>,
     #[command(flatten)]
     s3: S3Args,
     #[arg(long, value_enum, default_value_t)]
@@ -167,6 +173,11 @@ fn anchor(args: AnchorArgs) -> ExitCode {
             let opts = anchor::AnchorOptions {
                 s3: args.s3.connection(),
                 lock: lock_options(&args, needs_s3)?,
+                tsa_roots: args
+                    .tsa_ca
+                    .as_deref()
+                    .map(anchor::timestamp::load_roots)
+                    .transpose()?,
             };
             let key = keys::read_signer_key(key_path)?;
             let outcome = anchor::anchor(log, &key, &targets, &opts)?;
@@ -333,6 +344,11 @@ fn verify(args: VerifyArgs) -> ExitCode {
                 trusted,
                 from,
                 s3: args.s3.connection(),
+                tsa_roots: args
+                    .tsa_ca
+                    .as_deref()
+                    .map(anchor::timestamp::load_roots)
+                    .transpose()?,
             };
             let report = anchor::verify::verify_anchors(&args.log, &opts)?;
             let code = report.exit_code();

@@ -48,6 +48,9 @@ struct VerifyArgs {
     /// Trusted public key file or keyset (repeatable).
     #[arg(long = "pub", value_name = "KEY.pub", required = true)]
     pubkeys: Vec<PathBuf>,
+    /// TSA root certificates (PEM) for checking time-stamp anchors.
+    #[arg(long, value_name = "ROOTS")]
+    tsa_ca: Option<PathBuf>,
     /// A file holding the record line (required for a hash-only receipt).
     #[arg(long)]
     record: Option<PathBuf>,
@@ -114,7 +117,12 @@ fn verify(args: VerifyArgs) -> ExitCode {
                 )?),
                 None => None,
             };
-            let report = receipt::verify(&r, &trusted, given.as_deref());
+            let roots = args
+                .tsa_ca
+                .as_deref()
+                .map(vouch::anchor::timestamp::load_roots)
+                .transpose()?;
+            let report = receipt::verify(&r, &trusted, roots.as_ref(), given.as_deref());
             let verdict = report.verdict();
             let code = match verdict {
                 Verdict::Complete => EXIT_VERIFIED,
