@@ -6,6 +6,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod anchor_support;
+#[allow(dead_code)]
+mod tsa_support;
 
 use anchor_support::*;
 use std::process::Command;
@@ -597,4 +599,51 @@ fn s3_errors_are_clear_exit_2_and_record_nothing() {
     let rec: serde_json::Value = serde_json::from_str(w.lines().last().unwrap()).unwrap();
     assert_eq!(rec["body"]["anchors"].as_array().unwrap().len(), 1);
     assert_eq!(rec["body"]["anchors"][0]["bucket"], "ok-bucket");
+}
+
+// ------------------------------------------------------------ TSA (OpenSSL)
+
+#[test]
+fn tsa_anchor_is_verified_before_recording_and_checked_by_verify() {
+    let Some(tsa) = local_tsa("tsa_anchor") else {
+        return;
+    };
+    let target = format!("tsa:{}", tsa.url);
+    let w = Work::new(3);
+    // Without roots the token could not be verified: refused up front.
+    let o = w.anchor(&["--to", &target]);
+    assert_eq!(code(&o), 2, "{}", stdout(&o));
+    assert!(stdout(&o).contains("--tsa-ca"));
+    // Roots the TSA does not chain to: the token is refused, nothing recorded.
+    let o = w.anchor(&["--to", &target, "--tsa-ca", Work::s(&tsa.other_roots)]);
+    assert_eq!(code(&o), 2, "{}", stdout(&o));
+    assert_eq!(anchor_records(&w), 0);
+    // An unreachable TSA.
+    let dead = format!("tsa:http://127.0.0.1:{}/tsr", free_port());
+    let o = w.anchor(&["--to", &dead, "--tsa-ca", Work::s(&tsa.roots)]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(json(&o)["failures"][0]["code"], "network");
+    assert_eq!(anchor_records(&w), 0);
+
+    let o = w.anchor(&["--to", &target, "--tsa-ca", Work::s(&tsa.roots)]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let a = json(&o)["anchors"][0].clone();
+    assert_eq!(a["type"], "tsa");
+    assert_eq!(a["imprint_alg"], "sha256");
+    assert!(a["gen_time"].as_str().unwrap().ends_with('Z'));
+    assert!(a["signer"].as_str().unwrap().contains("Anchor Test TSA"));
+    assert_eq!(anchor_records(&w), 1);
+
+    let v = w.verify(&["--tsa-ca", Work::s(&tsa.roots)]);
+    assert_eq!(code(&v), 0, "{}", stdout(&v));
+    let report = json(&v);
+    assert_eq!(report["anchors"][0]["type"], "tsa");
+    assert_eq!(report["anchors"][0]["found"]["gen_time"], a["gen_time"]);
+    // Without roots the token is not checked: exit 2, never 0.
+    let v = w.verify(&[]);
+    assert_eq!(code(&v), 2, "{}", stdout(&v));
+    // With other roots it is rejected.
+    let v = w.verify(&["--tsa-ca", Work::s(&tsa.other_roots)]);
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    assert_eq!(json(&v)["anchors"][0]["status"], "rejected");
 }

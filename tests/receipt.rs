@@ -6,6 +6,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod anchor_support;
+#[allow(dead_code)]
+mod tsa_support;
 
 use anchor_support::*;
 use serde_json::Value;
@@ -295,4 +297,64 @@ fn unreadable_receipts_and_bad_requests_exit_2() {
     let o = vouch(&["receipt", Work::s(&w.log), "--seq", "6"]);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("not covered"), "{}", stderr(&o));
+}
+
+#[test]
+fn tsa_anchored_receipt_verifies_offline_and_rejects_a_tampered_token() {
+    let Some(tsa) = local_tsa("tsa_receipt") else {
+        return;
+    };
+    let w = Work::new(4);
+    let o = w.anchor(&[
+        "--to",
+        &format!("tsa:{}", tsa.url),
+        "--tsa-ca",
+        Work::s(&tsa.roots),
+    ]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let r = make(&w, 1, &[]);
+    let roots = Work::s(&tsa.roots);
+    let o = verify(&w, &r, &["--tsa-ca", roots]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    let out = json(&o);
+    assert_eq!(out["verdict"], "complete");
+    let piece = &out["pieces"][3];
+    assert_eq!(piece["piece"], "anchor[0] tsa");
+    assert!(piece["detail"].as_str().unwrap().contains("verified"));
+    // Without roots the token is not checked and does not count.
+    let o = verify(&w, &r, &[]);
+    assert_eq!(code(&o), 1);
+    assert_eq!(json(&o)["verdict"], "signed_not_anchored");
+    // A tampered token: one byte of the DER changed.
+    let mut doc = read(&r);
+    let token = doc["anchors"][0]["target"]["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let mut der = b64.decode(&token).unwrap();
+    let at = der.len() - 40; // inside the signature
+    der[at] ^= 0x01;
+    doc["anchors"][0]["target"]["token"] = Value::String(b64.encode(&der));
+    let p = write(&w, "tampered-token.json", &doc);
+    let o = verify(&w, &p, &["--tsa-ca", roots]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    let out = json(&o);
+    assert_eq!(out["verdict"], "rejected");
+    let reason = out["reason"].as_str().unwrap();
+    assert_ne!(reason, "bad_receipt");
+    assert_ne!(reason, "not_anchored");
+    // A token over another checkpoint: the note changed under it is caught
+    // by the signature first; a token moved to another receipt by the imprint.
+    let other = Work::new(2);
+    let o = other.anchor(&["--to", &format!("tsa:{}", tsa.url), "--tsa-ca", roots]);
+    assert_eq!(code(&o), 0);
+    let foreign = read(&make(&other, 0, &[]))["anchors"][0]["target"]["token"].clone();
+    let mut doc = read(&r);
+    doc["anchors"][0]["target"]["token"] = foreign;
+    let p = write(&w, "foreign-token.json", &doc);
+    let o = verify(&w, &p, &["--tsa-ca", roots]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert_eq!(json(&o)["verdict"], "rejected");
 }

@@ -304,3 +304,30 @@ impl Moto {
         ));
     }
 }
+
+/// A local OpenSSL TSA over HTTP with its root certificate file, or None
+/// (with a notice; a panic under CI=true) when openssl is missing.
+pub struct TestTsa {
+    pub url: String,
+    pub roots: PathBuf,
+    pub other_roots: PathBuf,
+    _pki: crate::tsa_support::Pki,
+}
+
+pub fn local_tsa(test: &str) -> Option<TestTsa> {
+    use crate::tsa_support::{KeyKind, LocalTsa, Pki, openssl_or_skip};
+    if !openssl_or_skip(test) {
+        return None;
+    }
+    let pki = Pki::new();
+    let root = pki.root("Anchor Test Root", KeyKind::P256);
+    let other = pki.root("Other Root", KeyKind::P256);
+    let tsa = pki.issue(&root, "Anchor Test TSA", KeyKind::P256, "tsa_ok", 365);
+    let server = LocalTsa::start(pki.path().to_path_buf(), tsa, None, "sha256");
+    Some(TestTsa {
+        url: server.url,
+        roots: root.cert_pem.clone(),
+        other_roots: other.cert_pem.clone(),
+        _pki: pki,
+    })
+}
