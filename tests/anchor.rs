@@ -259,12 +259,14 @@ fn anchor_usage_errors_exit_2() {
 
 // ---------------------------------------------------------------- S3 (moto)
 
+#[cfg(feature = "s3")]
 fn s3_anchor(w: &Work, m: &Moto, target: &str, extra: &[&str]) -> std::process::Output {
     let mut args = vec!["--to", target, "--endpoint", &m.endpoint];
     args.extend_from_slice(extra);
     w.anchor(&args)
 }
 
+#[cfg(feature = "s3")]
 fn s3_verify(w: &Work, m: &Moto, extra: &[&str]) -> std::process::Output {
     let mut args = vec!["--endpoint", m.endpoint.as_str()];
     args.extend_from_slice(extra);
@@ -272,6 +274,7 @@ fn s3_verify(w: &Work, m: &Moto, extra: &[&str]) -> std::process::Output {
 }
 
 #[test]
+#[cfg(feature = "s3")]
 fn s3_compliance_anchor_cannot_be_deleted_and_survives_a_delete_marker() {
     let Some(m) = Moto::start() else { return };
     m.lock_bucket("anchors");
@@ -320,6 +323,7 @@ fn s3_compliance_anchor_cannot_be_deleted_and_survives_a_delete_marker() {
 }
 
 #[test]
+#[cfg(feature = "s3")]
 fn s3_anchor_retry_reuses_the_version_it_wrote() {
     let Some(m) = Moto::start() else { return };
     m.lock_bucket("retry");
@@ -339,6 +343,7 @@ fn s3_anchor_retry_reuses_the_version_it_wrote() {
 }
 
 #[test]
+#[cfg(feature = "s3")]
 fn s3_server_refuses_a_locked_put_without_checksum() {
     let Some(m) = Moto::start() else { return };
     m.lock_bucket("nochecksum");
@@ -360,6 +365,7 @@ fn s3_server_refuses_a_locked_put_without_checksum() {
 }
 
 #[test]
+#[cfg(feature = "s3")]
 fn s3_verify_detects_a_replaced_object() {
     let Some(m) = Moto::start() else { return };
     m.lock_bucket("replace");
@@ -393,6 +399,7 @@ fn s3_verify_detects_a_replaced_object() {
 }
 
 #[test]
+#[cfg(feature = "s3")]
 fn s3_verify_detects_a_weaker_or_shorter_lock() {
     let Some(m) = Moto::start() else { return };
     m.lock_bucket("weaken");
@@ -442,6 +449,7 @@ fn s3_verify_detects_a_weaker_or_shorter_lock() {
 }
 
 #[test]
+#[cfg(feature = "s3")]
 fn s3_verify_detects_truncation_and_rewrite_after_anchoring() {
     let Some(m) = Moto::start() else { return };
     m.lock_bucket("history");
@@ -483,6 +491,7 @@ fn s3_verify_detects_truncation_and_rewrite_after_anchoring() {
 }
 
 #[test]
+#[cfg(feature = "s3")]
 fn s3_doctor_accepts_a_lock_bucket_and_detects_one_without_object_lock() {
     let Some(m) = Moto::start() else { return };
     m.lock_bucket("good");
@@ -532,6 +541,7 @@ fn s3_doctor_accepts_a_lock_bucket_and_detects_one_without_object_lock() {
 }
 
 #[test]
+#[cfg(feature = "s3")]
 fn s3_errors_are_clear_exit_2_and_record_nothing() {
     let Some(m) = Moto::start() else { return };
     let w = Work::new(2);

@@ -106,6 +106,7 @@ fn anchored_receipt_is_complete_and_verifies_offline() {
 }
 
 #[test]
+#[cfg(feature = "s3")]
 fn s3_receipt_verifies_with_the_server_gone() {
     let Some(m) = Moto::start() else { return };
     m.lock_bucket("receipts");

@@ -1,6 +1,6 @@
 //! CLI for `vouch anchor`, `vouch anchor verify` and `vouch anchor doctor`.
 
-use crate::output::{self, EXIT_ERROR, EXIT_REJECTED, EXIT_VERIFIED, Format};
+use crate::output::{self, EXIT_ERROR, EXIT_VERIFIED, Format};
 use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
 use serde_json::json;
 use std::path::PathBuf;
@@ -372,7 +372,11 @@ fn doctor(args: DoctorArgs) -> ExitCode {
             };
             let checks = anchor::s3::doctor(&args.s3.connection(), &bucket, &prefix)?;
             let ok = checks.iter().all(|c| c.ok);
-            let code = if ok { EXIT_VERIFIED } else { EXIT_REJECTED };
+            let code = if ok {
+                EXIT_VERIFIED
+            } else {
+                output::EXIT_REJECTED
+            };
             match format {
                 Format::Json => output::print_json(&json!({
                     "bucket": bucket,
