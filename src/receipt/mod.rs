@@ -38,6 +38,7 @@ pub const MAX_ANCHORS: usize = 64;
 
 /// A receipt as written (docs/FORMAT.md §10).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Receipt {
     pub format: String,
     pub origin: String,
@@ -57,6 +58,7 @@ pub struct Receipt {
 
 /// The inclusion proof inside a receipt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ReceiptProof {
     pub tree_size: u64,
     pub hashes: Vec<String>,
@@ -64,6 +66,7 @@ pub struct ReceiptProof {
 
 /// One anchor of the receipt's checkpoint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ReceiptAnchor {
     /// The seq of the `anchor` record it came from.
     pub record_seq: u64,
