@@ -37,6 +37,25 @@ pub enum Error {
     /// An inclusion proof was examined and rejected.
     #[error(transparent)]
     Proof(#[from] crate::chain::ProofError),
+    /// A remote service (S3, a TSA) could not be reached or refused a
+    /// request: `code` is the service's own error code when it sent one
+    /// (e.g. `AccessDenied`, `NoSuchBucket`, `InvalidAccessKeyId`).
+    #[error("{target}: {operation} failed: {}{message}", code.as_deref().map(|c| format!("{c}: ")).unwrap_or_default())]
+    Remote {
+        target: String,
+        operation: &'static str,
+        code: Option<String>,
+        message: String,
+    },
+    /// A local anchor target (`dir:`) refused or failed a write.
+    #[error("{}: {problem}", path.display())]
+    AnchorTarget {
+        path: PathBuf,
+        problem: crate::anchor::TargetProblem,
+    },
+    /// A receipt was examined and rejected.
+    #[error(transparent)]
+    Receipt(#[from] crate::receipt::ReceiptError),
     /// A time-stamp token or response failed verification.
     #[error(transparent)]
     Tsa(#[from] crate::tsa::TsaError),
@@ -50,11 +69,13 @@ impl Error {
     /// (exit code 1), false when it is an operational failure (exit code 2).
     pub fn is_rejection(&self) -> bool {
         match self {
-            Error::Chain(_) | Error::Proof(_) | Error::Tsa(_) => true,
+            Error::Chain(_) | Error::Proof(_) | Error::Receipt(_) | Error::Tsa(_) => true,
             Error::Io { .. }
             | Error::Usage(_)
             | Error::KeyFile { .. }
             | Error::LogState { .. }
+            | Error::Remote { .. }
+            | Error::AnchorTarget { .. }
             | Error::Network { .. } => false,
         }
     }
@@ -68,6 +89,9 @@ impl Error {
             Error::LogState { .. } => "log_state",
             Error::Chain(e) => e.code(),
             Error::Proof(e) => e.code(),
+            Error::Remote { .. } => "remote_error",
+            Error::AnchorTarget { problem, .. } => problem.code(),
+            Error::Receipt(e) => e.code(),
             Error::Tsa(e) => e.code(),
             Error::Network { .. } => "network",
         }

@@ -5,12 +5,14 @@
 //! Merkle tree, with C2SP signed-note checkpoints.
 #![forbid(unsafe_code)]
 
+pub mod anchor;
 pub mod chain;
 pub mod error;
 pub mod hex;
 pub mod jcs;
 pub mod merkle;
 pub mod note;
+pub mod receipt;
 pub mod time;
 pub mod tsa;
 

@@ -66,6 +66,22 @@ pub fn load_auditor_checkpoint(path: &Path, trusted: &[VerifierKey]) -> Result<A
     })
 }
 
+impl AuditorCheckpoint {
+    /// Builds an auditor checkpoint from a signed note held in memory (for
+    /// example one fetched from an anchor target), checking that a trusted
+    /// key signed it. `source` names where it came from, for reports.
+    pub fn from_note(
+        source: impl Into<PathBuf>,
+        note_bytes: &[u8],
+        trusted: &[VerifierKey],
+    ) -> std::result::Result<Self, String> {
+        Ok(AuditorCheckpoint {
+            source: source.into(),
+            checkpoint: parse_trusted_checkpoint(note_bytes, trusted)?,
+        })
+    }
+}
+
 /// Verifies a signed checkpoint note against `trusted` keys and parses it.
 pub fn parse_trusted_checkpoint(
     note_bytes: &[u8],

@@ -3,8 +3,10 @@
 //! No verification logic lives here.
 #![forbid(unsafe_code)]
 
+mod anchor;
 mod chain;
 mod output;
+mod receipt;
 mod tsa;
 
 use clap::{Parser, Subcommand};
@@ -38,6 +40,10 @@ enum Command {
     VerifyProof(chain::VerifyProofArgs),
     /// Verify that a log's newer checkpoint extends one kept earlier.
     VerifyConsistency(chain::VerifyConsistencyArgs),
+    /// Anchor checkpoints to WORM storage; `anchor verify`, `anchor doctor`.
+    Anchor(anchor::AnchorCmd),
+    /// Make a self-contained evidence receipt for a record; `receipt verify`.
+    Receipt(receipt::ReceiptCmd),
     /// RFC 3161 time stamps: request, verify, show.
     #[command(subcommand)]
     Tsa(tsa::TsaCommand),
@@ -55,6 +61,8 @@ fn main() -> ExitCode {
         Command::Prove(a) => chain::prove(a),
         Command::VerifyProof(a) => chain::verify_proof(a),
         Command::VerifyConsistency(a) => chain::verify_consistency(a),
+        Command::Anchor(a) => anchor::run(a),
+        Command::Receipt(a) => receipt::run(a),
         Command::Tsa(cmd) => tsa::run(cmd),
     }
 }

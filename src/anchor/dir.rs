@@ -1,0 +1,284 @@
+//! The `dir:` target: a local write-once directory.
+//!
+//! Each anchored checkpoint becomes `<dir>/<origin, escaped>/<size>-<root hex>.note`,
+//! created exclusively (never overwritten), written, fsynced, made read-only
+//! (0444) and its directory fsynced. When vouch runs as root on a file
+//! system that supports it, the file also gets the immutable attribute
+//! (`chattr +i`), which even root must remove before changing or deleting
+//! it; the anchor record says whether it was set.
+//!
+//! This is weaker than S3 Object Lock: root on the machine can undo it. Its
+//! use is a copy on a separate disk or mount the log writer cannot reach.
+
+use super::TargetProblem;
+use super::record::DirAnchor;
+use crate::note::checkpoint::Checkpoint;
+use crate::{Error, Result};
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Largest anchored note read back.
+const MAX_NOTE: u64 = 1 << 20;
+
+fn target_error(path: &Path, problem: TargetProblem) -> Error {
+    Error::AnchorTarget {
+        path: path.to_path_buf(),
+        problem,
+    }
+}
+
+/// The object name of a checkpoint below a target: content-addressed by
+/// origin, size and root, so a retry writes the same name.
+pub fn object_name(cp: &Checkpoint) -> String {
+    format!(
+        "{}/{:020}-{}.note",
+        escape_origin(&cp.origin),
+        cp.size,
+        crate::hex::encode(&cp.root)
+    )
+}
+
+/// The folder of an origin's checkpoints below a target.
+pub fn origin_folder(origin: &str) -> String {
+    escape_origin(origin)
+}
+
+/// Escapes an origin for use as one path segment: bytes other than
+/// `[A-Za-z0-9._-]` become `%XX` (uppercase hex).
+pub fn escape_origin(origin: &str) -> String {
+    let mut out = String::with_capacity(origin.len());
+    for b in origin.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Writes `note` for `cp` below `dir`. Idempotent: if the file already
+/// holds exactly these bytes, it is reused.
+pub fn put(dir: &Path, cp: &Checkpoint, note: &str) -> Result<DirAnchor> {
+    let dir = std::path::absolute(dir).map_err(|e| Error::io(dir, e))?;
+    let meta = std::fs::metadata(&dir).map_err(|e| Error::io(&dir, e))?;
+    if !meta.is_dir() {
+        return Err(target_error(&dir, TargetProblem::NotADirectory));
+    }
+    let name = object_name(cp);
+    let path = dir.join(&name);
+    let folder = dir.join(origin_folder(&cp.origin));
+    if !folder.exists() {
+        std::fs::create_dir(&folder)
+            .or_else(|e| {
+                if e.kind() == std::io::ErrorKind::AlreadyExists {
+                    Ok(())
+                } else {
+                    Err(e)
+                }
+            })
+            .map_err(|e| Error::io(&folder, e))?;
+        sync_dir(&dir)?;
+    }
+    let created = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o444)
+        .open(&path);
+    match created {
+        Ok(mut file) => {
+            let written = file
+                .write_all(note.as_bytes())
+                .and_then(|()| file.sync_all());
+            if let Err(e) = written {
+                drop(file);
+                let _ = std::fs::remove_file(&path);
+                return Err(Error::io(&path, e));
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let existing = read_limited(&path)?;
+            if existing != note.as_bytes() {
+                return Err(target_error(&path, TargetProblem::ExistsWithOtherContent));
+            }
+        }
+        Err(e) => return Err(Error::io(&path, e)),
+    }
+    // Read-only even if a umask or an earlier writer left it writable.
+    let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
+    if meta.permissions().mode() & 0o222 != 0 {
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444))
+            .map_err(|e| Error::io(&path, e))?;
+    }
+    sync_dir(&folder)?;
+    let immutable = is_immutable(&path) || (meta.uid() == 0 && set_immutable(&path));
+    let mode = std::fs::metadata(&path)
+        .map_err(|e| Error::io(&path, e))?
+        .permissions()
+        .mode()
+        & 0o7777;
+    Ok(DirAnchor {
+        dir: dir.to_string_lossy().into_owned(),
+        file: name,
+        mode,
+        immutable,
+    })
+}
+
+fn sync_dir(dir: &Path) -> Result<()> {
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| Error::io(dir, e))
+}
+
+fn read_limited(path: &Path) -> Result<Vec<u8>> {
+    crate::chain::verify::read_small_file(path, MAX_NOTE)
+}
+
+/// Sets the immutable attribute with `chattr +i` (no safe Rust API exists
+/// for FS_IOC_SETFLAGS). Returns whether it is now set.
+fn set_immutable(path: &Path) -> bool {
+    let ok = Command::new("chattr")
+        .arg("+i")
+        .arg("--")
+        .arg(path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    ok && is_immutable(path)
+}
+
+/// Whether the immutable attribute is set (read with `lsattr -d`); false
+/// when it cannot be read.
+pub fn is_immutable(path: &Path) -> bool {
+    let Ok(out) = Command::new("lsattr")
+        .arg("-d")
+        .arg("--")
+        .arg(path)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+    else {
+        return false;
+    };
+    if !out.status.success() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.split_whitespace()
+        .next()
+        .is_some_and(|flags| flags.contains('i'))
+}
+
+/// What is found at a `dir:` anchor's location now.
+#[derive(Debug, Clone)]
+pub struct DirObject {
+    pub path: PathBuf,
+    pub bytes: Vec<u8>,
+    pub mode: u32,
+    pub immutable: bool,
+}
+
+/// Reads the anchored file back. A missing file is `Ok(None)`.
+pub fn fetch(anchor: &DirAnchor) -> Result<Option<DirObject>> {
+    let path = Path::new(&anchor.dir).join(&anchor.file);
+    read_object(&path)
+}
+
+fn read_object(path: &Path) -> Result<Option<DirObject>> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    if !meta.is_file() {
+        return Err(target_error(path, TargetProblem::NotAFile));
+    }
+    Ok(Some(DirObject {
+        path: path.to_path_buf(),
+        bytes: read_limited(path)?,
+        mode: meta.permissions().mode() & 0o7777,
+        immutable: is_immutable(path),
+    }))
+}
+
+/// Every checkpoint file of `origin` below `dir` (for `--from dir:`), in
+/// name order.
+pub fn list(dir: &Path, origin: &str) -> Result<Vec<DirObject>> {
+    let folder = dir.join(origin_folder(origin));
+    let entries = match std::fs::read_dir(&folder) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(&folder, e)),
+    };
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(&folder, e))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.ends_with(".note") && !name.starts_with('.') {
+            names.push(entry.path());
+        }
+    }
+    names.sort();
+    let mut out = Vec::new();
+    for path in names {
+        if let Some(obj) = read_object(&path)? {
+            out.push(obj);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_keeps_safe_bytes_and_escapes_the_rest() {
+        assert_eq!(escape_origin("example.com/audit"), "example.com%2Faudit");
+        assert_eq!(escape_origin("a:b_c-d"), "a%3Ab_c-d");
+        assert_eq!(escape_origin("%"), "%25");
+    }
+
+    #[test]
+    fn object_name_is_content_addressed() {
+        let cp = Checkpoint {
+            origin: "o/x".into(),
+            size: 7,
+            root: [0xab; 32],
+            extensions: vec![],
+        };
+        let name = object_name(&cp);
+        assert_eq!(name, format!("o%2Fx/{:020}-{}.note", 7, "ab".repeat(32)));
+    }
+
+    #[test]
+    fn put_is_exclusive_and_idempotent() {
+        let dir = tempfile::tempdir().unwrap();
+        let cp = Checkpoint {
+            origin: "o".into(),
+            size: 1,
+            root: [1; 32],
+            extensions: vec![],
+        };
+        let a = put(dir.path(), &cp, "note one\n").unwrap();
+        assert_eq!(a.mode & 0o222, 0, "read-only");
+        let b = put(dir.path(), &cp, "note one\n").unwrap();
+        assert_eq!(a.file, b.file);
+        let err = put(dir.path(), &cp, "another note\n").unwrap_err();
+        assert_eq!(err.code(), "anchor_exists");
+        let found = list(dir.path(), "o").unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].bytes, b"note one\n");
+        unset_immutable(&found[0].path);
+    }
+
+    fn unset_immutable(path: &Path) {
+        let _ = Command::new("chattr").arg("-i").arg(path).status();
+    }
+}

@@ -1,0 +1,444 @@
+//! Anchoring checkpoints outside the writer's reach.
+//!
+//! A hash chain proves records were not altered, but not that the log was
+//! not cut short or rewritten by someone holding the signing key. An anchor
+//! is a copy of a signed checkpoint placed where the writer cannot change
+//! it afterwards: an S3 object under Object Lock (COMPLIANCE mode: nobody,
+//! not even the account root, can delete or shorten it before its
+//! retain-until date), or a write-once local directory. After every target
+//! accepted the checkpoint, an `anchor` record (docs/FORMAT.md §9) is
+//! appended to the chain; never before, so the chain never claims an
+//! anchor that did not happen.
+//!
+//! [`verify::verify_anchors`] fetches every anchored checkpoint from its
+//! target (not the copy in the log), checks the object's bytes, checksum
+//! and lock against what was recorded, checks the checkpoint's signature,
+//! and runs the chain verifier with the anchored checkpoints as auditor
+//! checkpoints, so a log truncated, rolled back, forked or rewritten after
+//! an anchor is rejected even if its signing key leaked.
+//!
+//! What is trusted: the verifier keys given, the target's enforcement of
+//! its lock (run `vouch anchor doctor` once per bucket), and, for `dir:`,
+//! that nobody with root on that machine removed the file.
+//!
+//! Network code lives in [`s3`] (behind the `s3` cargo feature, with its
+//! own tokio runtime); nothing else in the crate is async.
+
+pub mod dir;
+pub mod record;
+#[cfg(feature = "s3")]
+pub mod s3;
+pub mod timestamp;
+pub mod verify;
+
+use crate::chain::record::{KIND_CHECKPOINT, MAX_LINE_LEN, parse_line};
+use crate::chain::verify::{VerifyOptions, verify_files};
+use crate::chain::writer::{self, LockedLog};
+use crate::note::{SignerKey, checkpoint::Checkpoint};
+use crate::{Error, Result};
+use record::{AnchorBody, AnchorEntry, KIND_ANCHOR};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+/// Why a local target refused a write.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TargetProblem {
+    #[error("not a directory")]
+    NotADirectory,
+    #[error("not a regular file")]
+    NotAFile,
+    #[error("an anchor with this name exists with other content; refusing to overwrite it")]
+    ExistsWithOtherContent,
+}
+
+impl TargetProblem {
+    /// Stable reason code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            TargetProblem::NotADirectory | TargetProblem::NotAFile => "bad_target",
+            TargetProblem::ExistsWithOtherContent => "anchor_exists",
+        }
+    }
+}
+
+/// An anchor target as given on the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// `s3://BUCKET[/PREFIX]`.
+    S3 { bucket: String, prefix: String },
+    /// `dir:/PATH`.
+    Dir { path: PathBuf },
+    /// `tsa:URL`: an RFC 3161 time-stamp authority.
+    Tsa { url: String },
+}
+
+impl Target {
+    /// Parses `s3://BUCKET[/PREFIX]` or `dir:PATH`.
+    pub fn parse(text: &str) -> Result<Target> {
+        if let Some(rest) = text.strip_prefix("s3://") {
+            let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+            if bucket.is_empty() {
+                return Err(Error::Usage(format!("{text}: no bucket name")));
+            }
+            let mut prefix = prefix.trim_matches('/').to_owned();
+            if !prefix.is_empty() {
+                prefix.push('/');
+            }
+            return Ok(Target::S3 {
+                bucket: bucket.to_owned(),
+                prefix,
+            });
+        }
+        if let Some(path) = text.strip_prefix("dir:") {
+            if path.is_empty() {
+                return Err(Error::Usage(format!("{text}: no directory")));
+            }
+            return Ok(Target::Dir {
+                path: PathBuf::from(path),
+            });
+        }
+        if let Some(url) = text.strip_prefix("tsa:") {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(Error::Usage(format!(
+                    "{text}: use tsa:http://HOST/PATH or tsa:https://HOST/PATH"
+                )));
+            }
+            return Ok(Target::Tsa {
+                url: url.to_owned(),
+            });
+        }
+        Err(Error::Usage(format!(
+            "unknown anchor target {text:?}: use s3://BUCKET/PREFIX, dir:/PATH or tsa:URL"
+        )))
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::S3 { bucket, prefix } => write!(f, "s3://{bucket}/{prefix}"),
+            Target::Dir { path } => write!(f, "dir:{}", path.display()),
+            Target::Tsa { url } => write!(f, "tsa:{url}"),
+        }
+    }
+}
+
+/// Object Lock retention mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LockMode {
+    /// Users with `s3:BypassGovernanceRetention` can shorten or remove it.
+    Governance,
+    /// Nobody can shorten or remove it before retain-until.
+    Compliance,
+}
+
+impl LockMode {
+    /// The S3 spelling.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            LockMode::Governance => "GOVERNANCE",
+            LockMode::Compliance => "COMPLIANCE",
+        }
+    }
+    /// Parses the S3 spelling (case-insensitive).
+    pub fn parse(text: &str) -> Option<LockMode> {
+        match text.to_ascii_uppercase().as_str() {
+            "GOVERNANCE" => Some(LockMode::Governance),
+            "COMPLIANCE" => Some(LockMode::Compliance),
+            _ => None,
+        }
+    }
+}
+
+/// Parses `YYYY-MM-DD` (midnight UTC) or RFC 3339 UTC
+/// `YYYY-MM-DDTHH:MM:SS[.fff]Z` into seconds since the Unix epoch.
+pub fn parse_utc(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let s = text.get(r)?;
+        if !s.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        s.parse().ok()
+    };
+    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let (mut hh, mut mm, mut ss) = (0, 0, 0);
+    if b.len() > 10 {
+        if !crate::time::is_rfc3339_utc(b) {
+            return None;
+        }
+        (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    }
+    // Days from civil (Howard Hinnant's algorithm).
+    let y2 = if m <= 2 { y - 1 } else { y };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + hh * 3600 + mm * 60 + ss)
+}
+
+/// Seconds since the Unix epoch now.
+pub fn now_unix() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// Connection settings for S3-compatible targets.
+#[derive(Debug, Clone, Default)]
+pub struct S3Connection {
+    /// Endpoint URL (e.g. a local S3-compatible server); None for AWS.
+    pub endpoint: Option<String>,
+    /// Region; None to take it from the AWS environment/profile, else us-east-1.
+    pub region: Option<String>,
+}
+
+/// How to lock S3 anchors.
+#[derive(Debug, Clone)]
+pub struct S3LockOptions {
+    pub mode: LockMode,
+    /// Retain until this many seconds since the Unix epoch.
+    pub retain_until_unix: i64,
+    pub legal_hold: bool,
+}
+
+/// Options for [`anchor`].
+#[derive(Debug, Clone)]
+pub struct AnchorOptions {
+    pub s3: S3Connection,
+    pub lock: S3LockOptions,
+    /// TSA trust anchors: a `tsa:` token is verified against them before it
+    /// is recorded (required for `tsa:` targets).
+    pub tsa_roots: Option<crate::tsa::TrustStore>,
+}
+
+/// One target that failed.
+#[derive(Debug)]
+pub struct TargetFailure {
+    pub target: String,
+    pub error: Error,
+}
+
+/// What [`anchor`] did.
+#[derive(Debug)]
+pub struct AnchorOutcome {
+    pub checkpoint: Checkpoint,
+    pub note: String,
+    /// Seq of the checkpoint record anchored.
+    pub checkpoint_seq: Option<u64>,
+    /// The anchors made, in target order.
+    pub anchors: Vec<AnchorEntry>,
+    /// The seq of the appended `anchor` record (None when every target failed).
+    pub record_seq: Option<u64>,
+    /// Targets that failed; nothing about them was recorded.
+    pub failures: Vec<TargetFailure>,
+}
+
+/// Anchors the log's latest checkpoint (signing a new one when records
+/// follow the last checkpoint) to every target, then appends one `anchor`
+/// record listing the targets that accepted it. Targets that failed are
+/// returned in [`AnchorOutcome::failures`] and are not recorded; when all
+/// failed, nothing is appended.
+pub fn anchor(
+    path: &Path,
+    key: &SignerKey,
+    targets: &[Target],
+    opts: &AnchorOptions,
+) -> Result<AnchorOutcome> {
+    if targets.is_empty() {
+        return Err(Error::Usage("no target: give --to at least once".into()));
+    }
+    if opts.tsa_roots.is_none() && targets.iter().any(|t| matches!(t, Target::Tsa { .. })) {
+        return Err(Error::Usage(
+            "a tsa: target needs --tsa-ca ROOTS: the token is verified before it is recorded"
+                .into(),
+        ));
+    }
+    #[cfg(not(feature = "s3"))]
+    if targets.iter().any(|t| matches!(t, Target::S3 { .. })) {
+        return Err(Error::Usage(
+            "this vouch was built without the `s3` feature".into(),
+        ));
+    }
+    let (note, checkpoint_seq) = latest_checkpoint(path, key)?;
+    let verified = crate::note::open(note.as_bytes(), &[key.verifier()])
+        .map_err(|e| Error::Usage(format!("the latest checkpoint does not verify: {e}")))?;
+    let checkpoint = crate::note::checkpoint::parse(verified.text())
+        .map_err(|e| Error::Usage(format!("the latest checkpoint is malformed: {e}")))?;
+    let mut anchors = Vec::new();
+    let mut failures = Vec::new();
+    for target in targets {
+        match put(target, &checkpoint, &note, opts) {
+            Ok(entry) => anchors.push(entry),
+            Err(error) => failures.push(TargetFailure {
+                target: target.to_string(),
+                error,
+            }),
+        }
+    }
+    let record_seq = if anchors.is_empty() {
+        None
+    } else {
+        let body = AnchorBody::new(&note, &checkpoint, anchors.clone());
+        let value = serde_json::to_value(&body)
+            .map_err(|e| Error::Usage(format!("cannot encode the anchor record: {e}")))?;
+        let mut log = LockedLog::open(path, key.name())?;
+        Some(log.append(&[(KIND_ANCHOR, &value)])?[0].seq)
+    };
+    Ok(AnchorOutcome {
+        checkpoint,
+        note,
+        checkpoint_seq,
+        anchors,
+        record_seq,
+        failures,
+    })
+}
+
+fn put(
+    target: &Target,
+    checkpoint: &Checkpoint,
+    note: &str,
+    opts: &AnchorOptions,
+) -> Result<AnchorEntry> {
+    match target {
+        Target::Dir { path } => Ok(AnchorEntry::Dir(dir::put(path, checkpoint, note)?)),
+        Target::Tsa { url } => {
+            let Some(roots) = &opts.tsa_roots else {
+                return Err(Error::Usage(
+                    "a tsa: target needs --tsa-ca ROOTS: the token is verified before it is recorded"
+                        .into(),
+                ));
+            };
+            Ok(AnchorEntry::Tsa(timestamp::put(url, note, roots)?))
+        }
+        #[cfg(feature = "s3")]
+        Target::S3 { bucket, prefix } => Ok(AnchorEntry::S3(s3::put(
+            &opts.s3, bucket, prefix, checkpoint, note, &opts.lock,
+        )?)),
+        #[cfg(not(feature = "s3"))]
+        Target::S3 { .. } => {
+            let _ = opts;
+            Err(Error::Usage(
+                "this vouch was built without the `s3` feature".into(),
+            ))
+        }
+    }
+}
+
+/// The note of the log's last record when it is a checkpoint, else a new
+/// checkpoint record signed now. The log's structure is verified either way.
+fn latest_checkpoint(path: &Path, key: &SignerKey) -> Result<(String, Option<u64>)> {
+    if let Some((seq, note)) = last_record_checkpoint(path)? {
+        let report = verify_files(&[path.to_path_buf()], &VerifyOptions::default());
+        if let Some(r) = report.logs.first() {
+            if let Some(e) = &r.error {
+                return Err(Error::io(path, std::io::Error::other(e.clone())));
+            }
+            if let Some(f) = &r.failure {
+                return Err(Error::LogState {
+                    path: path.to_path_buf(),
+                    problem: writer::LogStateProblem::Invalid(f.error.clone()),
+                });
+            }
+        }
+        return Ok((note, Some(seq)));
+    }
+    let signed = writer::checkpoint(path, key, true)?;
+    Ok((signed.note, signed.record_seq))
+}
+
+/// Reads the last complete line; returns (seq, note) if it is a checkpoint.
+fn last_record_checkpoint(path: &Path) -> Result<Option<(u64, String)>> {
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    let want = len.min(MAX_LINE_LEN as u64 + 2);
+    let mut buf = vec![0u8; want as usize];
+    file.read_exact_at(&mut buf, len - want)
+        .map_err(|e| Error::io(path, e))?;
+    let Some(body) = buf.strip_suffix(b"\n") else {
+        return Ok(None);
+    };
+    let line = match memchr::memrchr(b'\n', body) {
+        Some(i) => &body[i + 1..],
+        None => body,
+    };
+    let Ok(rec) = parse_line(line) else {
+        return Ok(None);
+    };
+    if rec.kind_str() != KIND_CHECKPOINT {
+        return Ok(None);
+    }
+    let note = serde_json::from_slice::<serde_json::Value>(rec.body)
+        .ok()
+        .and_then(|v| v.get("note")?.as_str().map(str::to_owned));
+    Ok(note.map(|n| (rec.seq, n)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_parse() {
+        assert_eq!(
+            Target::parse("s3://b/p/q/").unwrap(),
+            Target::S3 {
+                bucket: "b".into(),
+                prefix: "p/q/".into()
+            }
+        );
+        assert_eq!(
+            Target::parse("s3://b").unwrap(),
+            Target::S3 {
+                bucket: "b".into(),
+                prefix: String::new()
+            }
+        );
+        assert_eq!(
+            Target::parse("dir:/x/y").unwrap(),
+            Target::Dir {
+                path: "/x/y".into()
+            }
+        );
+        assert!(Target::parse("s3://").is_err());
+        assert!(Target::parse("ftp://x").is_err());
+        assert!(Target::parse("dir:").is_err());
+        assert_eq!(
+            Target::parse("tsa:http://127.0.0.1:1/tsr").unwrap(),
+            Target::Tsa {
+                url: "http://127.0.0.1:1/tsr".into()
+            }
+        );
+        assert!(Target::parse("tsa:ftp://x").is_err());
+    }
+
+    #[test]
+    fn utc_dates_parse() {
+        assert_eq!(parse_utc("1970-01-01"), Some(0));
+        assert_eq!(parse_utc("2000-03-01T00:00:01Z"), Some(951_868_801));
+        assert_eq!(parse_utc("2026-11-29T16:22:14.5Z"), Some(1_795_969_334));
+        assert_eq!(parse_utc("2026-13-01"), None);
+        assert_eq!(parse_utc("2026-11-29T16:22:14+01:00"), None);
+    }
+
+    #[test]
+    fn lock_modes_order_by_strength() {
+        assert!(LockMode::Compliance > LockMode::Governance);
+        assert_eq!(LockMode::parse("compliance"), Some(LockMode::Compliance));
+        assert_eq!(LockMode::parse("x"), None);
+    }
+}

@@ -1,0 +1,220 @@
+//! The `anchor` record (docs/FORMAT.md §9): what `vouch anchor` appends to
+//! the chain after every target accepted the checkpoint, with everything
+//! needed to check each anchor later without trusting the writer.
+
+use crate::chain::record::{self, MAX_LINE_LEN};
+use crate::merkle::Hash;
+use crate::note::checkpoint::Checkpoint;
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, Read};
+use std::path::Path;
+
+/// The record kind of an anchor record.
+pub const KIND_ANCHOR: &str = "anchor";
+
+/// Body of an `anchor` record: one checkpoint and where it was anchored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnchorBody {
+    /// The signed checkpoint note, verbatim (C2SP tlog-checkpoint).
+    pub note: String,
+    /// Lowercase hex SHA-256 of the note's bytes: the anchored content.
+    pub note_sha256: String,
+    /// The checkpoint's origin, tree size and root (hex), for reading
+    /// without parsing the note.
+    pub origin: String,
+    pub size: u64,
+    pub root: String,
+    /// One entry per target that accepted the checkpoint.
+    pub anchors: Vec<AnchorEntry>,
+}
+
+/// Where one checkpoint was anchored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AnchorEntry {
+    /// A write-once file in a local directory.
+    Dir(DirAnchor),
+    /// An S3 object under Object Lock.
+    S3(S3Anchor),
+    /// An RFC 3161 time-stamp token over the note.
+    Tsa(TsaAnchor),
+}
+
+impl AnchorEntry {
+    /// A short description of the location, for reports.
+    pub fn location(&self) -> String {
+        match self {
+            AnchorEntry::Dir(d) => format!("dir:{}/{}", d.dir, d.file),
+            AnchorEntry::S3(s) => format!(
+                "s3://{}/{}?versionId={}",
+                s.bucket,
+                s.key,
+                s.version_id.as_deref().unwrap_or("-")
+            ),
+            AnchorEntry::Tsa(t) => format!("tsa:{} at {}", t.url, t.gen_time),
+        }
+    }
+
+    /// The target type: `dir` or `s3`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AnchorEntry::Dir(_) => "dir",
+            AnchorEntry::S3(_) => "s3",
+            AnchorEntry::Tsa(_) => "tsa",
+        }
+    }
+}
+
+/// A `dir:` anchor: `<dir>/<file>` holds the note's bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DirAnchor {
+    /// The target directory, absolute.
+    pub dir: String,
+    /// The file's path below `dir` (`<origin, escaped>/<size>-<root>.note`).
+    pub file: String,
+    /// File mode bits after writing (e.g. 0o444 = 292).
+    pub mode: u32,
+    /// Whether the immutable attribute (`chattr +i`) was set.
+    pub immutable: bool,
+}
+
+/// An `s3:` anchor: one object version under Object Lock.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct S3Anchor {
+    /// The endpoint URL given with `--endpoint`; absent for AWS itself.
+    pub endpoint: Option<String>,
+    pub region: String,
+    pub bucket: String,
+    pub key: String,
+    /// The version the PUT created (absent only on an unversioned bucket,
+    /// which `anchor verify` reports as a weak anchor).
+    pub version_id: Option<String>,
+    pub etag: Option<String>,
+    /// Base64 SHA-256 of the object as the server acknowledged it.
+    pub checksum_sha256: Option<String>,
+    /// `COMPLIANCE` or `GOVERNANCE`.
+    pub lock_mode: String,
+    /// RFC 3339 UTC, whole seconds.
+    pub retain_until: String,
+    pub legal_hold: bool,
+    /// The server's request id for the PUT, when it sent one.
+    pub request_id: Option<String>,
+}
+
+/// A `tsa:` anchor: an RFC 3161 time-stamp token whose message imprint is
+/// the SHA-256 of the note, verified against the TSA roots before it was
+/// recorded. `token` is what verifies; the other members repeat what the
+/// token says, for reading.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TsaAnchor {
+    /// The TSA's URL.
+    pub url: String,
+    /// Base64 DER of the TimeStampResp as received (RFC 3161 §2.4.2).
+    pub token: String,
+    /// The token's genTime, RFC 3339 UTC.
+    pub gen_time: String,
+    /// The imprint's hash algorithm (`sha256`).
+    pub imprint_alg: String,
+    /// The token's serial number (hex) and policy OID.
+    pub serial: String,
+    pub policy: String,
+    /// The TSA signer certificate's subject.
+    pub signer: String,
+}
+
+impl AnchorBody {
+    /// The body for `note` (already verified) anchored as `anchors`.
+    pub fn new(note: &str, checkpoint: &Checkpoint, anchors: Vec<AnchorEntry>) -> Self {
+        AnchorBody {
+            note: note.to_owned(),
+            note_sha256: sha256_hex(note.as_bytes()),
+            origin: checkpoint.origin.clone(),
+            size: checkpoint.size,
+            root: crate::hex::encode(&checkpoint.root),
+            anchors,
+        }
+    }
+
+    /// The root as bytes, if well-formed.
+    pub fn root_hash(&self) -> Option<Hash> {
+        crate::hex::decode_lower::<32>(self.root.as_bytes())
+    }
+}
+
+/// Lowercase hex SHA-256.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    crate::hex::encode(&sha2::Sha256::digest(bytes))
+}
+
+/// An anchor record found in a log.
+#[derive(Debug, Clone)]
+pub struct FoundAnchor {
+    /// The seq of the `anchor` record.
+    pub seq: u64,
+    /// Its body, or why it could not be read.
+    pub body: std::result::Result<AnchorBody, String>,
+}
+
+/// Everything a pass over a log's lines collects for anchors and receipts.
+#[derive(Debug, Default)]
+pub struct LogScan {
+    /// Leaf hash of every complete record, in order.
+    pub leaves: Vec<Hash>,
+    /// Each record line kept on request (see [`scan_log`]).
+    pub kept_line: Option<Vec<u8>>,
+    /// (seq, note) of each checkpoint or key rotation record.
+    pub checkpoints: Vec<(u64, String)>,
+    /// Every `anchor` record.
+    pub anchors: Vec<FoundAnchor>,
+    /// The origin of the first record.
+    pub origin: Option<String>,
+}
+
+/// Reads a log's complete lines once: leaf hashes, embedded checkpoint
+/// notes, anchor records, and the line of record `keep` if asked. Stops at
+/// the first line that is not a record (the chain verifier reports those);
+/// a final line without a newline is ignored.
+pub fn scan_log(path: &Path, keep: Option<u64>) -> Result<LogScan> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+    let mut line = Vec::new();
+    let mut out = LogScan::default();
+    loop {
+        line.clear();
+        let n = (&mut reader)
+            .take(MAX_LINE_LEN as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| Error::io(path, e))?;
+        if n == 0 || line.last() != Some(&b'\n') {
+            break;
+        }
+        let bytes = &line[..line.len() - 1];
+        let Ok(rec) = record::parse_line(bytes) else {
+            break;
+        };
+        if out.origin.is_none() {
+            out.origin = Some(rec.origin_str().to_owned());
+        }
+        let kind = rec.kind_str();
+        if kind == record::KIND_CHECKPOINT || kind == record::KIND_KEY_ROTATION {
+            let note = serde_json::from_slice::<serde_json::Value>(rec.body)
+                .ok()
+                .and_then(|v| v.get("note")?.as_str().map(str::to_owned));
+            if let Some(note) = note {
+                out.checkpoints.push((rec.seq, note));
+            }
+        } else if kind == KIND_ANCHOR {
+            out.anchors.push(FoundAnchor {
+                seq: rec.seq,
+                body: serde_json::from_slice(rec.body).map_err(|e| e.to_string()),
+            });
+        }
+        if keep == Some(rec.seq) {
+            out.kept_line = Some(bytes.to_vec());
+        }
+        out.leaves.push(crate::merkle::leaf_hash(bytes));
+    }
+    Ok(out)
+}

@@ -1,0 +1,647 @@
+//! The `s3://` target: S3 (or an S3-compatible server) with Object Lock,
+//! through the AWS SDK for Rust. Each call builds a current-thread tokio
+//! runtime and blocks on it, so nothing else in vouch is async.
+//!
+//! An anchor is one object version, written with PutObject carrying the
+//! typed Object Lock fields (mode, retain-until, optional legal hold) and a
+//! SHA-256 checksum the server must check; the key is content-addressed
+//! (`PREFIX<origin, escaped>/<size>-<root hex>.note`), so a retry after a
+//! failure finds and reuses the version it wrote. After the PUT, a HEAD of
+//! that version confirms the server applied the lock; a server that
+//! returns no version id or no lock is refused, and nothing is recorded.
+
+use super::record::{AnchorBody, S3Anchor};
+use super::verify::AnchorError;
+use super::{LockMode, S3Connection, S3LockOptions, dir};
+use crate::note::checkpoint::Checkpoint;
+use crate::{Error, Result};
+use aws_sdk_s3::Client;
+use aws_sdk_s3::config::http::HttpResponse;
+use aws_sdk_s3::error::{ProvideErrorMetadata, SdkError};
+use aws_sdk_s3::operation::RequestId;
+use aws_sdk_s3::primitives::{ByteStream, DateTime, DateTimeFormat};
+use aws_sdk_s3::types::{
+    BucketVersioningStatus, ChecksumAlgorithm, ChecksumMode, ObjectLockEnabled,
+    ObjectLockLegalHoldStatus, ObjectLockMode,
+};
+use base64::Engine;
+use std::time::Duration;
+
+/// Most object versions read when listing a prefix.
+const MAX_LISTED: usize = 10_000;
+/// Largest anchored object read back.
+const MAX_OBJECT: usize = 1 << 20;
+/// A retry reuses an existing version whose retention ends at most this
+/// long before the one asked for.
+const REUSE_SLACK_SECS: i64 = 24 * 3600;
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::io("<tokio runtime>", e))
+}
+
+async fn client(conn: &S3Connection) -> (Client, String) {
+    use aws_config::{BehaviorVersion, Region};
+    let http = aws_smithy_http_client::Builder::new()
+        .tls_provider(aws_smithy_http_client::tls::Provider::Rustls(
+            aws_smithy_http_client::tls::rustls_provider::CryptoMode::Ring,
+        ))
+        .build_https();
+    let mut loader = aws_config::defaults(BehaviorVersion::latest())
+        .http_client(http)
+        .timeout_config(
+            aws_config::timeout::TimeoutConfig::builder()
+                .connect_timeout(Duration::from_secs(5))
+                .operation_timeout(Duration::from_secs(60))
+                .build(),
+        )
+        .retry_config(aws_config::retry::RetryConfig::standard().with_max_attempts(2));
+    if let Some(region) = &conn.region {
+        loader = loader.region(Region::new(region.clone()));
+    }
+    let shared = loader.load().await;
+    let region = shared
+        .region()
+        .map(|r| r.as_ref().to_owned())
+        .unwrap_or_else(|| "us-east-1".to_owned());
+    let mut builder =
+        aws_sdk_s3::config::Builder::from(&shared).region(Region::new(region.clone()));
+    if let Some(endpoint) = &conn.endpoint {
+        builder = builder.endpoint_url(endpoint).force_path_style(true);
+    }
+    (Client::from_conf(builder.build()), region)
+}
+
+/// Maps an SDK error to a crate error carrying the service's error code.
+fn remote<E, R>(target: &str, operation: &'static str, e: SdkError<E, R>) -> Error
+where
+    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+    R: std::fmt::Debug + 'static,
+{
+    let code = e.code().map(str::to_owned);
+    let message = match &e {
+        SdkError::DispatchFailure(_) => format!("cannot connect to the endpoint: {}", sources(&e)),
+        SdkError::TimeoutError(_) => "timed out".to_owned(),
+        _ => e
+            .message()
+            .map(str::to_owned)
+            .unwrap_or_else(|| sources(&e)),
+    };
+    Error::Remote {
+        target: target.to_owned(),
+        operation,
+        code,
+        message,
+    }
+}
+
+/// The error's chain of `Display` messages (no debug dumps of responses).
+fn sources(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut next = e.source();
+    while let Some(s) = next {
+        let text = s.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        next = s.source();
+    }
+    let out = parts.join(": ");
+    match out.char_indices().nth(400) {
+        Some((i, _)) => format!("{}…", &out[..i]),
+        None => out,
+    }
+}
+
+fn is_not_found<E: ProvideErrorMetadata>(e: &SdkError<E, HttpResponse>) -> bool {
+    match e.code() {
+        Some("NoSuchKey" | "NoSuchVersion" | "NotFound" | "404") => true,
+        Some(_) => false,
+        None => e.raw_response().map(|r| r.status().as_u16()) == Some(404),
+    }
+}
+
+fn lock_mode(mode: LockMode) -> ObjectLockMode {
+    match mode {
+        LockMode::Governance => ObjectLockMode::Governance,
+        LockMode::Compliance => ObjectLockMode::Compliance,
+    }
+}
+
+fn rfc3339(dt: &DateTime) -> String {
+    dt.fmt(DateTimeFormat::DateTime)
+        .unwrap_or_else(|_| dt.secs().to_string())
+}
+
+fn sha256_b64(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(bytes))
+}
+
+/// Anchors `note` at `s3://bucket/prefix`.
+pub fn put(
+    conn: &S3Connection,
+    bucket: &str,
+    prefix: &str,
+    cp: &Checkpoint,
+    note: &str,
+    lock: &S3LockOptions,
+) -> Result<S3Anchor> {
+    let key = format!("{prefix}{}", dir::object_name(cp));
+    let target = format!("s3://{bucket}/{key}");
+    let sha = sha256_b64(note.as_bytes());
+    runtime()?.block_on(async {
+        let (client, region) = client(conn).await;
+        let until = DateTime::from_secs(lock.retain_until_unix);
+        // A retry finds the version an earlier attempt wrote.
+        let existing = client
+            .head_object()
+            .bucket(bucket)
+            .key(&key)
+            .checksum_mode(ChecksumMode::Enabled)
+            .send()
+            .await;
+        let mut request_id = None;
+        let version = match existing {
+            Ok(head)
+                if head.checksum_sha256() == Some(sha.as_str())
+                    && head.version_id().is_some()
+                    && head
+                        .object_lock_mode()
+                        .and_then(|m| LockMode::parse(m.as_str()))
+                        .is_some_and(|m| m >= lock.mode)
+                    && head.object_lock_retain_until_date().is_some_and(|d| {
+                        d.secs() >= lock.retain_until_unix - REUSE_SLACK_SECS
+                    })
+                    && (!lock.legal_hold
+                        || head.object_lock_legal_hold_status()
+                            == Some(&ObjectLockLegalHoldStatus::On)) =>
+            {
+                head.version_id().map(str::to_owned)
+            }
+            Ok(_) => None,
+            Err(e) if is_not_found(&e) => None,
+            Err(e @ (SdkError::DispatchFailure(_) | SdkError::TimeoutError(_))) => {
+                return Err(remote(&target, "HeadObject", e));
+            }
+            Err(_) => None,
+        };
+        let version = match version {
+            Some(v) => v,
+            None => {
+                let out = client
+                    .put_object()
+                    .bucket(bucket)
+                    .key(&key)
+                    .content_type("text/plain; charset=utf-8")
+                    .body(ByteStream::from(note.as_bytes().to_vec()))
+                    .checksum_algorithm(ChecksumAlgorithm::Sha256)
+                    .checksum_sha256(&sha)
+                    .object_lock_mode(lock_mode(lock.mode))
+                    .object_lock_retain_until_date(until)
+                    .set_object_lock_legal_hold_status(
+                        lock.legal_hold.then_some(ObjectLockLegalHoldStatus::On),
+                    )
+                    .send()
+                    .await
+                    .map_err(|e| remote(&target, "PutObject", e))?;
+                request_id = out.request_id().map(str::to_owned);
+                out.version_id().map(str::to_owned).ok_or_else(|| Error::Remote {
+                    target: target.clone(),
+                    operation: "PutObject",
+                    code: None,
+                    message: "the server returned no version id: the bucket has no versioning, so no Object Lock".into(),
+                })?
+            }
+        };
+        // Confirm what the server stored.
+        let head = client
+            .head_object()
+            .bucket(bucket)
+            .key(&key)
+            .version_id(&version)
+            .checksum_mode(ChecksumMode::Enabled)
+            .send()
+            .await
+            .map_err(|e| remote(&target, "HeadObject", e))?;
+        let mode = head.object_lock_mode().map(|m| m.as_str().to_owned());
+        let stored_mode = mode.as_deref().and_then(LockMode::parse);
+        let stored_until = head.object_lock_retain_until_date().copied();
+        if stored_mode.is_none_or(|m| m < lock.mode)
+            || stored_until.is_none_or(|d| d.secs() < lock.retain_until_unix - REUSE_SLACK_SECS)
+        {
+            return Err(Error::Remote {
+                target: target.clone(),
+                operation: "HeadObject",
+                code: None,
+                message: format!(
+                    "the server stored lock {:?} until {:?}, not {} until {}: it does not apply Object Lock",
+                    mode,
+                    stored_until.as_ref().map(rfc3339),
+                    lock.mode.as_str(),
+                    rfc3339(&until)
+                ),
+            });
+        }
+        if let Some(c) = head.checksum_sha256()
+            && c != sha
+        {
+            return Err(Error::Remote {
+                target: target.clone(),
+                operation: "HeadObject",
+                code: None,
+                message: format!("the server's checksum {c} is not the note's {sha}"),
+            });
+        }
+        Ok(S3Anchor {
+            endpoint: conn.endpoint.clone(),
+            region,
+            bucket: bucket.to_owned(),
+            key: key.clone(),
+            version_id: Some(version),
+            etag: head.e_tag().map(str::to_owned),
+            checksum_sha256: Some(head.checksum_sha256().unwrap_or(&sha).to_owned()),
+            lock_mode: stored_mode.unwrap_or(lock.mode).as_str().to_owned(),
+            retain_until: stored_until.as_ref().map(rfc3339).unwrap_or_default(),
+            legal_hold: head.object_lock_legal_hold_status() == Some(&ObjectLockLegalHoldStatus::On),
+            request_id,
+        })
+    })
+}
+
+fn connection_for(anchor: &S3Anchor, over: &S3Connection) -> S3Connection {
+    S3Connection {
+        endpoint: over.endpoint.clone().or_else(|| anchor.endpoint.clone()),
+        region: over.region.clone().or_else(|| Some(anchor.region.clone())),
+    }
+}
+
+async fn read_body(target: &str, body: ByteStream) -> Result<Vec<u8>> {
+    let data = body.collect().await.map_err(|e| Error::Remote {
+        target: target.to_owned(),
+        operation: "GetObject",
+        code: None,
+        message: format!("reading the body: {e}"),
+    })?;
+    let bytes = data.into_bytes();
+    if bytes.len() > MAX_OBJECT {
+        return Err(Error::Remote {
+            target: target.to_owned(),
+            operation: "GetObject",
+            code: None,
+            message: format!("object larger than {MAX_OBJECT} bytes"),
+        });
+    }
+    Ok(bytes.to_vec())
+}
+
+/// GETs and HEADs the anchored version and compares it with the record.
+pub fn fetch_and_compare(
+    anchor: &S3Anchor,
+    body: &AnchorBody,
+    over: &S3Connection,
+    found: &mut Vec<(&'static str, String)>,
+) -> Result<Result<Vec<u8>, AnchorError>> {
+    let conn = connection_for(anchor, over);
+    let target = format!("s3://{}/{}", anchor.bucket, anchor.key);
+    runtime()?.block_on(async {
+        let (client, _) = client(&conn).await;
+        let got = client
+            .get_object()
+            .bucket(&anchor.bucket)
+            .key(&anchor.key)
+            .set_version_id(anchor.version_id.clone())
+            .checksum_mode(ChecksumMode::Enabled)
+            .send()
+            .await;
+        let got = match got {
+            Ok(g) => g,
+            Err(e) if is_not_found(&e) => return Ok(Err(AnchorError::Missing)),
+            Err(e) => return Err(remote(&target, "GetObject", e)),
+        };
+        let bytes = read_body(&target, got.body).await?;
+        let head = match client
+            .head_object()
+            .bucket(&anchor.bucket)
+            .key(&anchor.key)
+            .set_version_id(anchor.version_id.clone())
+            .checksum_mode(ChecksumMode::Enabled)
+            .send()
+            .await
+        {
+            Ok(h) => h,
+            Err(e) if is_not_found(&e) => return Ok(Err(AnchorError::Missing)),
+            Err(e) => return Err(remote(&target, "HeadObject", e)),
+        };
+        let mode = head.object_lock_mode().map(|m| m.as_str().to_owned());
+        let until = head.object_lock_retain_until_date().copied();
+        let hold = head.object_lock_legal_hold_status() == Some(&ObjectLockLegalHoldStatus::On);
+        found.push(("lock_mode", mode.clone().unwrap_or_else(|| "none".into())));
+        found.push((
+            "retain_until",
+            until.as_ref().map(rfc3339).unwrap_or_else(|| "none".into()),
+        ));
+        found.push(("legal_hold", hold.to_string()));
+        if let Some(v) = head.version_id() {
+            found.push(("version_id", v.to_owned()));
+        }
+        if bytes != body.note.as_bytes() {
+            return Ok(Err(AnchorError::Replaced {
+                expected: body.note_sha256.clone(),
+                found: super::record::sha256_hex(&bytes),
+            }));
+        }
+        let found_sum = head.checksum_sha256().map(str::to_owned);
+        if let (Some(r), Some(f)) = (&anchor.checksum_sha256, &found_sum)
+            && r != f
+        {
+            return Ok(Err(AnchorError::ChecksumMismatch {
+                recorded: anchor.checksum_sha256.clone(),
+                found: found_sum,
+            }));
+        }
+        let recorded_mode = LockMode::parse(&anchor.lock_mode);
+        let found_mode = mode.as_deref().and_then(LockMode::parse);
+        if found_mode < recorded_mode {
+            return Ok(Err(AnchorError::LockWeakened {
+                recorded: anchor.lock_mode.clone(),
+                found: mode,
+            }));
+        }
+        let recorded_until = DateTime::from_str(&anchor.retain_until, DateTimeFormat::DateTime)
+            .map(|d| d.secs())
+            .unwrap_or(i64::MAX);
+        if until.is_none_or(|d| d.secs() < recorded_until) {
+            return Ok(Err(AnchorError::RetentionShortened {
+                recorded: anchor.retain_until.clone(),
+                found: until.as_ref().map(rfc3339),
+            }));
+        }
+        if anchor.legal_hold && !hold {
+            return Ok(Err(AnchorError::LegalHoldRemoved));
+        }
+        Ok(Ok(bytes))
+    })
+}
+
+/// An object version found by [`list`].
+#[derive(Debug, Clone)]
+pub struct ListedObject {
+    pub key: String,
+    pub version_id: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Every version of every checkpoint object of `origin` under
+/// `s3://bucket/prefix` (delete markers skipped).
+pub fn list(
+    conn: &S3Connection,
+    bucket: &str,
+    prefix: &str,
+    origin: &str,
+) -> Result<Vec<ListedObject>> {
+    let folder = format!("{prefix}{}/", dir::origin_folder(origin));
+    let target = format!("s3://{bucket}/{folder}");
+    runtime()?.block_on(async {
+        let (client, _) = client(conn).await;
+        let mut versions = Vec::new();
+        let (mut key_marker, mut version_marker) = (None::<String>, None::<String>);
+        loop {
+            let page = client
+                .list_object_versions()
+                .bucket(bucket)
+                .prefix(&folder)
+                .set_key_marker(key_marker.clone())
+                .set_version_id_marker(version_marker.clone())
+                .send()
+                .await
+                .map_err(|e| remote(&target, "ListObjectVersions", e))?;
+            for v in page.versions() {
+                if let (Some(k), Some(id)) = (v.key(), v.version_id())
+                    && k.ends_with(".note")
+                {
+                    versions.push((k.to_owned(), id.to_owned()));
+                }
+            }
+            if versions.len() > MAX_LISTED {
+                return Err(Error::Remote {
+                    target: target.clone(),
+                    operation: "ListObjectVersions",
+                    code: None,
+                    message: format!("more than {MAX_LISTED} versions"),
+                });
+            }
+            if page.is_truncated() != Some(true) {
+                break;
+            }
+            key_marker = page.next_key_marker().map(str::to_owned);
+            version_marker = page.next_version_id_marker().map(str::to_owned);
+            if key_marker.is_none() {
+                break;
+            }
+        }
+        let mut out = Vec::new();
+        for (key, version_id) in versions {
+            let got = client
+                .get_object()
+                .bucket(bucket)
+                .key(&key)
+                .version_id(&version_id)
+                .send()
+                .await
+                .map_err(|e| remote(&target, "GetObject", e))?;
+            let bytes = read_body(&target, got.body).await?;
+            out.push(ListedObject {
+                key,
+                version_id,
+                bytes,
+            });
+        }
+        Ok(out)
+    })
+}
+
+/// One preflight check of `vouch anchor doctor`.
+#[derive(Debug, Clone)]
+pub struct DoctorCheck {
+    pub name: &'static str,
+    pub ok: bool,
+    pub detail: String,
+}
+
+/// Preflight for a bucket: versioning and Object Lock enabled, and a canary
+/// that writes a GOVERNANCE-locked object and confirms that deleting its
+/// version is refused (catching servers that accept lock headers without
+/// enforcing them). Operational failures (unreachable, credentials, no such
+/// bucket) are errors; a bucket that fails a check is a report with
+/// `ok: false` rows.
+pub fn doctor(conn: &S3Connection, bucket: &str, prefix: &str) -> Result<Vec<DoctorCheck>> {
+    let target = format!("s3://{bucket}/{prefix}");
+    runtime()?.block_on(async {
+        let (client, _) = client(conn).await;
+        let mut checks = Vec::new();
+        // None: the server's answer could not be read (moto 5 sends a
+        // GetBucketVersioningResponse root the SDK rejects); versioning is
+        // then judged by whether the canary PUT returns a version id.
+        let versioning = match client.get_bucket_versioning().bucket(bucket).send().await {
+            Ok(out) => Some(out.status().cloned()),
+            Err(e @ SdkError::ServiceError(_)) if e.code().is_none()
+                && e.raw_response().map(|r| r.status().as_u16()) == Some(200) =>
+            {
+                None
+            }
+            Err(e) => return Err(remote(&target, "GetBucketVersioning", e)),
+        };
+        if let Some(status) = &versioning {
+            checks.push(DoctorCheck {
+                name: "versioning",
+                ok: status.as_ref() == Some(&BucketVersioningStatus::Enabled),
+                detail: format!(
+                    "versioning is {}",
+                    status.as_ref().map_or("not enabled", |s| s.as_str())
+                ),
+            });
+        }
+        let lock = client
+            .get_object_lock_configuration()
+            .bucket(bucket)
+            .send()
+            .await;
+        let (lock_ok, lock_detail) = match lock {
+            Ok(out) => {
+                let cfg = out.object_lock_configuration();
+                let enabled = cfg.and_then(|c| c.object_lock_enabled())
+                    == Some(&ObjectLockEnabled::Enabled);
+                let default = cfg
+                    .and_then(|c| c.rule())
+                    .and_then(|r| r.default_retention())
+                    .map(|d| {
+                        format!(
+                            "; default retention {} {}d {}y",
+                            d.mode().map_or("-", |m| m.as_str()),
+                            d.days().unwrap_or(0),
+                            d.years().unwrap_or(0)
+                        )
+                    })
+                    .unwrap_or_default();
+                (
+                    enabled,
+                    format!(
+                        "Object Lock is {}{default}",
+                        if enabled { "enabled" } else { "not enabled" }
+                    ),
+                )
+            }
+            Err(e) if e.code() == Some("ObjectLockConfigurationNotFoundError") => (
+                false,
+                "the bucket has no Object Lock configuration (Object Lock can only be enabled on a versioned bucket)".into(),
+            ),
+            Err(e) => return Err(remote(&target, "GetObjectLockConfiguration", e)),
+        };
+        checks.push(DoctorCheck {
+            name: "object_lock",
+            ok: lock_ok,
+            detail: lock_detail,
+        });
+        // Canary: a short GOVERNANCE lock, then a versioned delete that must fail.
+        let mut nonce = [0u8; 8];
+        let _ = getrandom::fill(&mut nonce);
+        let key = format!("{prefix}.vouch-doctor/canary-{}", crate::hex::encode(&nonce));
+        let data = b"vouch anchor doctor canary\n";
+        let until = DateTime::from_secs(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs() as i64)
+                + 3600,
+        );
+        let put = client
+            .put_object()
+            .bucket(bucket)
+            .key(&key)
+            .body(ByteStream::from_static(data))
+            .checksum_algorithm(ChecksumAlgorithm::Sha256)
+            .checksum_sha256(sha256_b64(data))
+            .object_lock_mode(ObjectLockMode::Governance)
+            .object_lock_retain_until_date(until)
+            .send()
+            .await;
+        let version = match put {
+            Ok(out) => {
+                let v = out.version_id().map(str::to_owned);
+                checks.push(DoctorCheck {
+                    name: "canary_put",
+                    ok: v.is_some(),
+                    detail: match &v {
+                        Some(v) => format!("wrote a GOVERNANCE-locked canary {key} version {v}"),
+                        None => "the server stored the canary without a version id".into(),
+                    },
+                });
+                v
+            }
+            Err(e) => {
+                let err = remote(&target, "PutObject", e);
+                checks.push(DoctorCheck {
+                    name: "canary_put",
+                    ok: false,
+                    detail: format!("a locked PUT was refused: {err}"),
+                });
+                None
+            }
+        };
+        if versioning.is_none() {
+            checks.insert(
+                0,
+                DoctorCheck {
+                    name: "versioning",
+                    ok: version.is_some(),
+                    detail: format!(
+                        "the server's GetBucketVersioning answer is unreadable; versioning {} (judged by the canary's version id)",
+                        if version.is_some() { "is enabled" } else { "is not shown to be enabled" }
+                    ),
+                },
+            );
+        }
+        if let Some(v) = version {
+            let del = client
+                .delete_object()
+                .bucket(bucket)
+                .key(&key)
+                .version_id(&v)
+                .send()
+                .await;
+            let (ok, detail) = match del {
+                Ok(_) => (
+                    false,
+                    "the server DELETED a locked version: it accepts lock headers without enforcing them".to_owned(),
+                ),
+                Err(e) if e.code() == Some("AccessDenied") => (
+                    true,
+                    "deleting the locked version was refused (AccessDenied)".to_owned(),
+                ),
+                Err(e) => (
+                    false,
+                    format!("unexpected answer to a versioned delete: {}", remote(&target, "DeleteObject", e)),
+                ),
+            };
+            checks.push(DoctorCheck {
+                name: "lock_enforced",
+                ok,
+                detail,
+            });
+            if ok {
+                // Clean up with the governance bypass; fine if not permitted.
+                let _ = client
+                    .delete_object()
+                    .bucket(bucket)
+                    .key(&key)
+                    .version_id(&v)
+                    .bypass_governance_retention(true)
+                    .send()
+                    .await;
+            }
+        }
+        Ok(checks)
+    })
+}

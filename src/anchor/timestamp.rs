@@ -1,0 +1,111 @@
+//! The `tsa:` target: an RFC 3161 time-stamp token over the checkpoint
+//! note, from the crate's TSA client, verified with the crate's strict
+//! offline verifier before it is recorded, and again by `anchor verify`
+//! and `receipt verify`.
+//!
+//! The imprint is SHA-256 over the note's exact bytes, so the token proves
+//! that this signed checkpoint existed at the token's genTime.
+
+use super::record::TsaAnchor;
+use crate::tsa::{
+    self, ClientOptions, Expected, ExpectedImprint, HashAlg, TimeStampRequest, TrustStore,
+    TsaError, VerifiedTimestamp,
+};
+use crate::{Error, Result};
+use base64::Engine;
+
+fn expected(note: &[u8]) -> Expected {
+    use sha2::Digest;
+    Expected::imprint(ExpectedImprint::Digest {
+        alg: HashAlg::Sha256,
+        digest: sha2::Sha256::digest(note).to_vec(),
+    })
+}
+
+/// Requests a token over `note` from `url`, verifies it against `roots`
+/// (and the request's nonce), and describes it.
+pub fn put(url: &str, note: &str, roots: &TrustStore) -> Result<TsaAnchor> {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(note.as_bytes()).to_vec();
+    let req = TimeStampRequest::new(HashAlg::Sha256, digest, None, true, true)?;
+    let opts = tsa::VerifyOptions::default();
+    let body = tsa::request(url, &req, Some(roots), &opts, &ClientOptions::default())?;
+    let verified = tsa::verify_token(&body, &req.expected(), roots, &opts)?;
+    Ok(describe(url, &body, &verified))
+}
+
+fn describe(url: &str, body: &[u8], v: &VerifiedTimestamp) -> TsaAnchor {
+    TsaAnchor {
+        url: url.to_owned(),
+        token: base64::engine::general_purpose::STANDARD.encode(body),
+        gen_time: v.gen_time().to_rfc3339(),
+        imprint_alg: "sha256".to_owned(),
+        serial: v.serial().to_owned(),
+        policy: v.policy().to_owned(),
+        signer: v.signer().subject.clone(),
+    }
+}
+
+/// Why a recorded token did not verify.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TokenProblem {
+    #[error("the token is not base64")]
+    NotBase64,
+    #[error("the token does not verify over this note: {0}")]
+    Invalid(TsaError),
+    #[error("the token's genTime {found} is not the recorded {recorded}")]
+    GenTimeMismatch { recorded: String, found: String },
+}
+
+impl TokenProblem {
+    /// Stable reason code: the TSA verifier's own code for an invalid token.
+    pub fn code(&self) -> &'static str {
+        match self {
+            TokenProblem::NotBase64 => "bad_tsa_token",
+            TokenProblem::Invalid(e) => e.code(),
+            TokenProblem::GenTimeMismatch { .. } => "bad_tsa_token",
+        }
+    }
+}
+
+/// Verifies a recorded token over `note` offline; returns its genTime.
+pub fn verify(
+    anchor: &TsaAnchor,
+    note: &[u8],
+    roots: &TrustStore,
+) -> std::result::Result<String, TokenProblem> {
+    let token = base64::engine::general_purpose::STANDARD
+        .decode(&anchor.token)
+        .map_err(|_| TokenProblem::NotBase64)?;
+    let v = tsa::verify_token(
+        &token,
+        &expected(note),
+        roots,
+        &tsa::VerifyOptions::default(),
+    )
+    .map_err(TokenProblem::Invalid)?;
+    let gen_time = v.gen_time().to_rfc3339();
+    if gen_time != anchor.gen_time {
+        return Err(TokenProblem::GenTimeMismatch {
+            recorded: anchor.gen_time.clone(),
+            found: gen_time,
+        });
+    }
+    Ok(gen_time)
+}
+
+/// Loads TSA trust anchors (PEM, one or more certificates, or one DER).
+pub fn load_roots(path: &std::path::Path) -> Result<TrustStore> {
+    let bytes = crate::chain::verify::read_small_file(path, 4 << 20)?;
+    let mut store = TrustStore::new();
+    let n = store
+        .add_anchors(&bytes)
+        .map_err(|e| Error::Usage(format!("{}: not TSA roots: {e}", path.display())))?;
+    if n == 0 {
+        return Err(Error::Usage(format!(
+            "{}: no certificate in the TSA roots file",
+            path.display()
+        )));
+    }
+    Ok(store)
+}

@@ -1,0 +1,518 @@
+//! `vouch anchor verify`: check every anchor of a log against its target,
+//! and the log against every anchored checkpoint.
+
+use super::record::{AnchorBody, AnchorEntry, DirAnchor, scan_log, sha256_hex};
+use super::{S3Connection, Target, dir};
+use crate::chain::error::ChainError;
+use crate::chain::verify::{AuditorCheckpoint, LogReport, LogStatus, VerifyOptions, verify_files};
+use crate::merkle::Hash;
+use crate::note::{VerifierKey, checkpoint::Checkpoint};
+use crate::{Error, Result};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Why an anchor was rejected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnchorError {
+    #[error("the anchor record's body is not a valid anchor body")]
+    BadRecord,
+    #[error("the anchor record's fields disagree with its note")]
+    RecordMismatch,
+    #[error("the anchored note is not a checkpoint of this log signed by a trusted key")]
+    BadNote,
+    #[error("the anchored object is gone from the target")]
+    Missing,
+    #[error("the object's bytes (sha256 {found}) are not the anchored note (sha256 {expected})")]
+    Replaced { expected: String, found: String },
+    #[error("the server's checksum {found:?} differs from the recorded {recorded:?}")]
+    ChecksumMismatch {
+        recorded: Option<String>,
+        found: Option<String>,
+    },
+    #[error("the lock mode is now {found:?}, weaker than the recorded {recorded}")]
+    LockWeakened {
+        recorded: String,
+        found: Option<String>,
+    },
+    #[error("retention now ends {found:?}, before the recorded {recorded}")]
+    RetentionShortened {
+        recorded: String,
+        found: Option<String>,
+    },
+    #[error("the legal hold recorded on the object was removed")]
+    LegalHoldRemoved,
+    #[error("the file is writable now (mode {mode:o}), but was read-only when anchored")]
+    NowWritable { mode: u32 },
+    #[error("the immutable attribute set when anchoring was removed")]
+    ImmutableRemoved,
+    #[error("the current log does not extend this anchored checkpoint: {0}")]
+    Log(ChainError),
+    #[error("time-stamp token: {0}")]
+    Timestamp(super::timestamp::TokenProblem),
+}
+
+impl AnchorError {
+    /// Stable reason code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            AnchorError::BadRecord | AnchorError::RecordMismatch => "bad_anchor_record",
+            AnchorError::BadNote => "bad_anchor_note",
+            AnchorError::Missing => "anchor_missing",
+            AnchorError::Replaced { .. } => "anchor_replaced",
+            AnchorError::ChecksumMismatch { .. } => "checksum_mismatch",
+            AnchorError::LockWeakened { .. }
+            | AnchorError::NowWritable { .. }
+            | AnchorError::ImmutableRemoved => "lock_weakened",
+            AnchorError::RetentionShortened { .. } => "retention_shortened",
+            AnchorError::LegalHoldRemoved => "legal_hold_removed",
+            AnchorError::Log(e) => e.code(),
+            AnchorError::Timestamp(p) => p.code(),
+        }
+    }
+}
+
+/// Where a checked anchor came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckSource {
+    /// An `anchor` record at this seq.
+    Record { seq: u64 },
+    /// Found by listing a target (`--from`, or a location named in a record).
+    Listing,
+}
+
+/// The result of checking one anchor.
+#[derive(Debug)]
+pub enum CheckOutcome {
+    Verified,
+    Rejected(AnchorError),
+    /// The target could not be asked (network, permissions): no verdict.
+    Error(Error),
+}
+
+/// One anchored checkpoint at one location.
+#[derive(Debug)]
+pub struct AnchorCheck {
+    pub source: CheckSource,
+    /// `dir`, `s3`.
+    pub kind: &'static str,
+    pub location: String,
+    pub size: Option<u64>,
+    pub root: Option<Hash>,
+    /// What was found at the target (lock mode, retain-until, ...).
+    pub found: Vec<(&'static str, String)>,
+    pub outcome: CheckOutcome,
+}
+
+/// The report of [`verify_anchors`].
+#[derive(Debug)]
+pub struct AnchorReport {
+    /// The chain verifier's report on the log, run with every anchored
+    /// checkpoint fetched from a target as an auditor checkpoint.
+    pub log: LogReport,
+    pub checks: Vec<AnchorCheck>,
+    /// True when no anchor was found at all.
+    pub no_anchors: bool,
+}
+
+impl AnchorReport {
+    /// 1 when anything was rejected (an anchor, the log, or no anchor at
+    /// all), else 2 when a target could not be checked, else 0.
+    pub fn exit_code(&self) -> u8 {
+        let rejected = self.no_anchors
+            || !matches!(self.log.status, LogStatus::Valid | LogStatus::Partial)
+                && self.log.status != LogStatus::Error
+            || self
+                .checks
+                .iter()
+                .any(|c| matches!(c.outcome, CheckOutcome::Rejected(_)));
+        if rejected {
+            return 1;
+        }
+        let errored = self.log.status == LogStatus::Error
+            || self
+                .checks
+                .iter()
+                .any(|c| matches!(c.outcome, CheckOutcome::Error(_)));
+        if errored { 2 } else { 0 }
+    }
+}
+
+/// Options for [`verify_anchors`].
+#[derive(Debug, Clone, Default)]
+pub struct VerifyAnchorsOptions {
+    pub trusted: Vec<VerifierKey>,
+    /// Targets to list for further anchored checkpoints of this log.
+    pub from: Vec<Target>,
+    /// Overrides the recorded S3 endpoint/region when set.
+    pub s3: S3Connection,
+    /// TSA trust anchors for `tsa:` anchors (without them, those anchors
+    /// are reported as not checked, exit 2).
+    pub tsa_roots: Option<crate::tsa::TrustStore>,
+}
+
+/// A location to list: a `dir:` target or an S3 bucket+prefix.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Location {
+    Dir(PathBuf),
+    S3 {
+        endpoint: Option<String>,
+        region: Option<String>,
+        bucket: String,
+        /// The prefix the origin folder sits under.
+        prefix: String,
+    },
+}
+
+/// Checks every anchor of the log at `path`; see the module docs.
+pub fn verify_anchors(path: &Path, opts: &VerifyAnchorsOptions) -> Result<AnchorReport> {
+    if opts.trusted.is_empty() {
+        return Err(Error::Usage(
+            "give --pub: anchors are checked against trusted keys".into(),
+        ));
+    }
+    let scan = scan_log(path, None)?;
+    let mut checks = Vec::new();
+    let mut anchored: Vec<AuditorCheckpoint> = Vec::new();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut locations: BTreeSet<Location> = BTreeSet::new();
+    let origin = scan.origin.clone();
+
+    for found in &scan.anchors {
+        let source = CheckSource::Record { seq: found.seq };
+        let body = match &found.body {
+            Ok(b) => b,
+            Err(_) => {
+                checks.push(AnchorCheck {
+                    source,
+                    kind: "record",
+                    location: format!("record {}", found.seq),
+                    size: None,
+                    root: None,
+                    found: Vec::new(),
+                    outcome: CheckOutcome::Rejected(AnchorError::BadRecord),
+                });
+                continue;
+            }
+        };
+        let recorded = check_recorded(body, &opts.trusted);
+        for entry in &body.anchors {
+            let location = entry.location();
+            seen.insert(identity(entry));
+            if let Some(l) = location_of(entry, opts) {
+                locations.insert(l);
+            }
+            let mut check = AnchorCheck {
+                source,
+                kind: entry.kind(),
+                location,
+                size: Some(body.size),
+                root: body.root_hash(),
+                found: Vec::new(),
+                outcome: CheckOutcome::Verified,
+            };
+            if let Err(e) = &recorded {
+                check.outcome = CheckOutcome::Rejected(e.clone());
+                checks.push(check);
+                continue;
+            }
+            match fetch_and_compare(entry, body, opts, &mut check.found) {
+                Ok(Ok(bytes)) => {
+                    match AuditorCheckpoint::from_note(&check.location, &bytes, &opts.trusted) {
+                        Ok(cp) => anchored.push(cp),
+                        Err(_) => check.outcome = CheckOutcome::Rejected(AnchorError::BadNote),
+                    }
+                }
+                Ok(Err(rejected)) => check.outcome = CheckOutcome::Rejected(rejected),
+                Err(error) => check.outcome = CheckOutcome::Error(error),
+            }
+            checks.push(check);
+        }
+    }
+
+    if let Some(origin) = &origin {
+        for target in &opts.from {
+            if let Target::Tsa { .. } = target {
+                return Err(Error::Usage(
+                    "--from lists storage targets (s3://, dir:); a TSA keeps nothing to list"
+                        .into(),
+                ));
+            }
+            locations.insert(match target {
+                Target::Dir { path } => Location::Dir(path.clone()),
+                Target::S3 { bucket, prefix } => Location::S3 {
+                    endpoint: opts.s3.endpoint.clone(),
+                    region: opts.s3.region.clone(),
+                    bucket: bucket.clone(),
+                    prefix: prefix.clone(),
+                },
+                Target::Tsa { .. } => continue,
+            });
+        }
+        for location in &locations {
+            list_location(
+                location,
+                origin,
+                opts,
+                &mut seen,
+                &mut checks,
+                &mut anchored,
+            );
+        }
+    } else if !opts.from.is_empty() {
+        return Err(Error::Usage(format!(
+            "{}: the log has no records, so no origin to look up in --from",
+            path.display()
+        )));
+    }
+
+    let vopts = VerifyOptions {
+        trusted: opts.trusted.clone(),
+        checkpoints: anchored,
+        ..Default::default()
+    };
+    let report = verify_files(&[path.to_path_buf()], &vopts);
+    let Some(log) = report.logs.into_iter().next() else {
+        return Err(Error::Usage("the log vanished".into()));
+    };
+    // Attribute a truncation or fork to the anchors of that checkpoint size.
+    if let Some(failure) = &log.failure {
+        let size = match &failure.error {
+            ChainError::Truncated {
+                checkpoint_size, ..
+            } => Some(*checkpoint_size),
+            ChainError::Fork { size, .. } => Some(*size),
+            _ => None,
+        };
+        for check in &mut checks {
+            let hit = size.is_some() && check.size == size;
+            if matches!(check.outcome, CheckOutcome::Verified) && (hit || size.is_none()) {
+                check.outcome = CheckOutcome::Rejected(AnchorError::Log(failure.error.clone()));
+            }
+        }
+    }
+    let no_anchors = checks.is_empty();
+    Ok(AnchorReport {
+        log,
+        checks,
+        no_anchors,
+    })
+}
+
+/// The recorded note verifies and agrees with the record's other fields.
+fn check_recorded(body: &AnchorBody, trusted: &[VerifierKey]) -> Result<Checkpoint, AnchorError> {
+    if sha256_hex(body.note.as_bytes()) != body.note_sha256 {
+        return Err(AnchorError::RecordMismatch);
+    }
+    let verified =
+        crate::note::open(body.note.as_bytes(), trusted).map_err(|_| AnchorError::BadNote)?;
+    let cp = crate::note::checkpoint::parse(verified.text()).map_err(|_| AnchorError::BadNote)?;
+    if cp.origin != body.origin || cp.size != body.size || Some(cp.root) != body.root_hash() {
+        return Err(AnchorError::RecordMismatch);
+    }
+    Ok(cp)
+}
+
+fn identity(entry: &AnchorEntry) -> String {
+    match entry {
+        AnchorEntry::Dir(d) => format!("dir:{}", Path::new(&d.dir).join(&d.file).display()),
+        AnchorEntry::S3(s) => format!(
+            "s3:{}/{}@{}",
+            s.bucket,
+            s.key,
+            s.version_id.as_deref().unwrap_or("")
+        ),
+        AnchorEntry::Tsa(t) => format!("tsa:{}", t.token),
+    }
+}
+
+fn location_of(entry: &AnchorEntry, opts: &VerifyAnchorsOptions) -> Option<Location> {
+    Some(match entry {
+        AnchorEntry::Tsa(_) => return None,
+        AnchorEntry::Dir(d) => Location::Dir(PathBuf::from(&d.dir)),
+        AnchorEntry::S3(s) => {
+            // The key is PREFIX + <origin folder>/<name>: list PREFIX.
+            let mut parts: Vec<&str> = s.key.rsplitn(3, '/').collect();
+            parts.reverse();
+            let prefix = if parts.len() == 3 {
+                format!("{}/", parts[0])
+            } else {
+                String::new()
+            };
+            Location::S3 {
+                endpoint: opts.s3.endpoint.clone().or_else(|| s.endpoint.clone()),
+                region: opts.s3.region.clone().or_else(|| Some(s.region.clone())),
+                bucket: s.bucket.clone(),
+                prefix,
+            }
+        }
+    })
+}
+
+/// Fetches the anchored object and compares it with the record. Outer
+/// error: could not look; inner error: rejected.
+fn fetch_and_compare(
+    entry: &AnchorEntry,
+    body: &AnchorBody,
+    opts: &VerifyAnchorsOptions,
+    found: &mut Vec<(&'static str, String)>,
+) -> Result<Result<Vec<u8>, AnchorError>> {
+    match entry {
+        AnchorEntry::Dir(d) => Ok(compare_dir(d, body, found)?),
+        AnchorEntry::Tsa(t) => {
+            let Some(roots) = &opts.tsa_roots else {
+                return Err(Error::Usage(
+                    "not checked: give --tsa-ca ROOTS to verify time-stamp anchors".into(),
+                ));
+            };
+            Ok(
+                match super::timestamp::verify(t, body.note.as_bytes(), roots) {
+                    Ok(gen_time) => {
+                        found.push(("gen_time", gen_time));
+                        Ok(body.note.as_bytes().to_vec())
+                    }
+                    Err(p) => Err(AnchorError::Timestamp(p)),
+                },
+            )
+        }
+        #[cfg(feature = "s3")]
+        AnchorEntry::S3(s) => super::s3::fetch_and_compare(s, body, &opts.s3, found),
+        #[cfg(not(feature = "s3"))]
+        AnchorEntry::S3(_) => {
+            let _ = (opts, found);
+            Err(Error::Usage(
+                "this vouch was built without the `s3` feature; cannot check S3 anchors".into(),
+            ))
+        }
+    }
+}
+
+fn compare_dir(
+    d: &DirAnchor,
+    body: &AnchorBody,
+    found: &mut Vec<(&'static str, String)>,
+) -> Result<Result<Vec<u8>, AnchorError>> {
+    let Some(obj) = dir::fetch(d)? else {
+        return Ok(Err(AnchorError::Missing));
+    };
+    found.push(("mode", format!("{:o}", obj.mode)));
+    found.push(("immutable", obj.immutable.to_string()));
+    if obj.bytes != body.note.as_bytes() {
+        return Ok(Err(AnchorError::Replaced {
+            expected: body.note_sha256.clone(),
+            found: sha256_hex(&obj.bytes),
+        }));
+    }
+    if d.mode & 0o222 == 0 && obj.mode & 0o222 != 0 {
+        return Ok(Err(AnchorError::NowWritable { mode: obj.mode }));
+    }
+    if d.immutable && !obj.immutable {
+        return Ok(Err(AnchorError::ImmutableRemoved));
+    }
+    Ok(Ok(obj.bytes))
+}
+
+/// An object found by listing: (identity, type, location shown, bytes).
+type Listed = (String, &'static str, String, Vec<u8>);
+
+fn list_location(
+    location: &Location,
+    origin: &str,
+    opts: &VerifyAnchorsOptions,
+    seen: &mut BTreeSet<String>,
+    checks: &mut Vec<AnchorCheck>,
+    anchored: &mut Vec<AuditorCheckpoint>,
+) {
+    let listed: Result<Vec<Listed>> = match location {
+        Location::Dir(path) => dir::list(path, origin).map(|objs| {
+            objs.into_iter()
+                .map(|o| {
+                    (
+                        format!("dir:{}", o.path.display()),
+                        "dir",
+                        format!("dir:{}", o.path.display()),
+                        o.bytes,
+                    )
+                })
+                .collect()
+        }),
+        #[cfg(feature = "s3")]
+        Location::S3 {
+            endpoint,
+            region,
+            bucket,
+            prefix,
+        } => super::s3::list(
+            &S3Connection {
+                endpoint: endpoint.clone(),
+                region: region.clone(),
+            },
+            bucket,
+            prefix,
+            origin,
+        )
+        .map(|objs| {
+            objs.into_iter()
+                .map(|o| {
+                    (
+                        format!("s3:{}/{}@{}", bucket, o.key, o.version_id),
+                        "s3",
+                        format!("s3://{}/{}?versionId={}", bucket, o.key, o.version_id),
+                        o.bytes,
+                    )
+                })
+                .collect()
+        }),
+        #[cfg(not(feature = "s3"))]
+        Location::S3 { .. } => {
+            let _ = opts;
+            Err(Error::Usage(
+                "this vouch was built without the `s3` feature".into(),
+            ))
+        }
+    };
+    let listed = match listed {
+        Ok(l) => l,
+        Err(error) => {
+            checks.push(AnchorCheck {
+                source: CheckSource::Listing,
+                kind: match location {
+                    Location::Dir(_) => "dir",
+                    Location::S3 { .. } => "s3",
+                },
+                location: match location {
+                    Location::Dir(p) => format!("dir:{}", p.display()),
+                    Location::S3 { bucket, prefix, .. } => format!("s3://{bucket}/{prefix}"),
+                },
+                size: None,
+                root: None,
+                found: Vec::new(),
+                outcome: CheckOutcome::Error(error),
+            });
+            return;
+        }
+    };
+    let _ = opts;
+    for (id, kind, shown, bytes) in listed {
+        if !seen.insert(id) {
+            continue;
+        }
+        let mut check = AnchorCheck {
+            source: CheckSource::Listing,
+            kind,
+            location: shown,
+            size: None,
+            root: None,
+            found: Vec::new(),
+            outcome: CheckOutcome::Verified,
+        };
+        match AuditorCheckpoint::from_note(&check.location, &bytes, &opts.trusted) {
+            Ok(cp) if cp.checkpoint().origin == origin => {
+                check.size = Some(cp.checkpoint().size);
+                check.root = Some(cp.checkpoint().root);
+                anchored.push(cp);
+            }
+            _ => check.outcome = CheckOutcome::Rejected(AnchorError::BadNote),
+        }
+        checks.push(check);
+    }
+}

@@ -1,0 +1,422 @@
+//! CLI for `vouch anchor`, `vouch anchor verify` and `vouch anchor doctor`.
+
+use crate::output::{self, EXIT_ERROR, EXIT_VERIFIED, Format};
+use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
+use serde_json::json;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use vouch::anchor::verify::{AnchorCheck, AnchorReport, CheckOutcome, CheckSource};
+use vouch::anchor::{self, LockMode, S3Connection, S3LockOptions, Target};
+use vouch::chain::keys;
+use vouch::{Error, Result};
+
+/// `vouch anchor LOG --key KEY --to TARGET...`, or a subcommand.
+#[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct AnchorCmd {
+    #[command(subcommand)]
+    sub: Option<AnchorSub>,
+    #[command(flatten)]
+    run: AnchorArgs,
+}
+
+#[derive(clap::Subcommand)]
+enum AnchorSub {
+    /// Check every anchor of a log against its target, and the log against every anchored checkpoint.
+    Verify(VerifyArgs),
+    /// Preflight an S3 bucket: versioning, Object Lock, and a canary that must not be deletable.
+    Doctor(DoctorArgs),
+}
+
+#[derive(clap::Args)]
+struct S3Args {
+    /// S3 endpoint URL (an S3-compatible server); default: AWS.
+    #[arg(long)]
+    endpoint: Option<String>,
+    /// S3 region; default: from the AWS environment/profile, else us-east-1.
+    #[arg(long)]
+    region: Option<String>,
+}
+
+impl S3Args {
+    fn connection(&self) -> S3Connection {
+        S3Connection {
+            endpoint: self.endpoint.clone(),
+            region: self.region.clone(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ModeArg {
+    Compliance,
+    Governance,
+}
+
+#[derive(clap::Args)]
+struct AnchorArgs {
+    /// The log whose latest checkpoint to anchor (a new one is signed if records follow it).
+    #[arg(required = true)]
+    log: Option<PathBuf>,
+    /// The log's private key.
+    #[arg(long, required = true)]
+    key: Option<PathBuf>,
+    /// Target: s3://BUCKET/PREFIX, dir:/PATH or tsa:URL (repeatable).
+    #[arg(long = "to", required = true, value_name = "TARGET")]
+    to: Vec<String>,
+    #[command(flatten)]
+    s3: S3Args,
+    /// S3 Object Lock mode.
+    #[arg(long, value_enum, default_value = "compliance")]
+    mode: ModeArg,
+    /// S3 retention: this many days from now.
+    #[arg(long, conflicts_with = "retain_until")]
+    retain_days: Option<u32>,
+    /// S3 retention: until this date (YYYY-MM-DD or RFC 3339 UTC).
+    #[arg(long)]
+    retain_until: Option<String>,
+    /// Also place an S3 legal hold.
+    #[arg(long)]
+    legal_hold: bool,
+    /// TSA root certificates (PEM) that a tsa: token must chain to.
+    #[arg(long, value_name = "ROOTS")]
+    tsa_ca: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+#[derive(clap::Args)]
+struct VerifyArgs {
+    /// The log.
+    log: PathBuf,
+    /// Trusted public key file or keyset (repeatable).
+    #[arg(long = "pub", value_name = "KEY.pub", required = true)]
+    pubkeys: Vec<PathBuf>,
+    /// Also list this target for anchored checkpoints of the log (repeatable).
+    #[arg(long = "from", value_name = "TARGET")]
+    from: Vec<String>,
+    /// TSA root certificates (PEM) for checking tsa: anchors.
+    #[arg(long, value_name = "ROOTS")]
+    tsa_ca: Option<PathBuf>,
+    #[command(flatten)]
+    s3: S3Args,
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+#[derive(clap::Args)]
+struct DoctorArgs {
+    /// s3://BUCKET[/PREFIX]
+    target: String,
+    #[command(flatten)]
+    s3: S3Args,
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+/// Runs `vouch anchor ...`.
+pub fn run(cmd: AnchorCmd) -> ExitCode {
+    match cmd.sub {
+        Some(AnchorSub::Verify(a)) => verify(a),
+        Some(AnchorSub::Doctor(a)) => doctor(a),
+        None => anchor(cmd.run),
+    }
+}
+
+fn finish(result: Result<ExitCode>, format: Format) -> ExitCode {
+    result.unwrap_or_else(|e| output::report_error(&e, format))
+}
+
+fn lock_options(args: &AnchorArgs, needs_s3: bool) -> Result<S3LockOptions> {
+    let mode = match args.mode {
+        ModeArg::Compliance => LockMode::Compliance,
+        ModeArg::Governance => LockMode::Governance,
+    };
+    let retain_until_unix = match (&args.retain_until, args.retain_days) {
+        (Some(text), _) => anchor::parse_utc(text).ok_or_else(|| {
+            Error::Usage(format!(
+                "--retain-until {text:?}: use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ"
+            ))
+        })?,
+        (None, Some(days)) => anchor::now_unix() + i64::from(days) * 86_400,
+        (None, None) if needs_s3 => {
+            return Err(Error::Usage(
+                "an s3:// target needs a retention: give --retain-days N or --retain-until DATE"
+                    .into(),
+            ));
+        }
+        (None, None) => 0,
+    };
+    if needs_s3 && retain_until_unix <= anchor::now_unix() {
+        return Err(Error::Usage("the retention date is in the past".into()));
+    }
+    Ok(S3LockOptions {
+        mode,
+        retain_until_unix,
+        legal_hold: args.legal_hold,
+    })
+}
+
+fn anchor(args: AnchorArgs) -> ExitCode {
+    let format = args.format;
+    finish(
+        (|| {
+            let (Some(log), Some(key_path)) = (&args.log, &args.key) else {
+                return Err(Error::Usage("give LOG and --key".into()));
+            };
+            let targets = args
+                .to
+                .iter()
+                .map(|t| Target::parse(t))
+                .collect::<Result<Vec<_>>>()?;
+            let needs_s3 = targets.iter().any(|t| matches!(t, Target::S3 { .. }));
+            let opts = anchor::AnchorOptions {
+                s3: args.s3.connection(),
+                lock: lock_options(&args, needs_s3)?,
+                tsa_roots: args
+                    .tsa_ca
+                    .as_deref()
+                    .map(anchor::timestamp::load_roots)
+                    .transpose()?,
+            };
+            let key = keys::read_signer_key(key_path)?;
+            let outcome = anchor::anchor(log, &key, &targets, &opts)?;
+            let code = if outcome.failures.is_empty() {
+                EXIT_VERIFIED
+            } else {
+                EXIT_ERROR
+            };
+            match format {
+                Format::Json => output::print_json(&json!({
+                    "origin": outcome.checkpoint.origin,
+                    "size": outcome.checkpoint.size,
+                    "root": vouch::hex::encode(&outcome.checkpoint.root),
+                    "checkpoint_seq": outcome.checkpoint_seq,
+                    "anchor_record_seq": outcome.record_seq,
+                    "anchors": outcome.anchors,
+                    "failures": outcome.failures.iter().map(|f| json!({
+                        "target": f.target,
+                        "code": f.error.code(),
+                        "message": f.error.to_string(),
+                    })).collect::<Vec<_>>(),
+                    "exit_code": code,
+                })),
+                Format::Table => {
+                    for a in &outcome.anchors {
+                        output::print_stdout(&format!(
+                            "anchored {} size {} at {}",
+                            outcome.checkpoint.origin,
+                            outcome.checkpoint.size,
+                            a.location()
+                        ));
+                    }
+                    if let Some(seq) = outcome.record_seq {
+                        output::print_stdout(&format!("recorded anchor record seq {seq}"));
+                    }
+                    for f in &outcome.failures {
+                        eprintln!("vouch: error: {}: {}", f.target, f.error);
+                    }
+                    if outcome.record_seq.is_none() {
+                        eprintln!("vouch: no target accepted the checkpoint; nothing recorded");
+                    }
+                }
+            }
+            Ok(ExitCode::from(code))
+        })(),
+        format,
+    )
+}
+
+fn load_keys(paths: &[PathBuf]) -> Result<Vec<vouch::note::VerifierKey>> {
+    let mut all = Vec::new();
+    for p in paths {
+        all.extend(keys::read_verifier_keys(p)?);
+    }
+    Ok(all)
+}
+
+fn outcome_parts(c: &AnchorCheck) -> (&'static str, Option<&'static str>, String) {
+    match &c.outcome {
+        CheckOutcome::Verified => ("verified", None, String::new()),
+        CheckOutcome::Rejected(e) => ("rejected", Some(e.code()), e.to_string()),
+        CheckOutcome::Error(e) => ("error", Some(e.code()), e.to_string()),
+    }
+}
+
+fn report_json(r: &AnchorReport, code: u8) -> serde_json::Value {
+    json!({
+        "format": "vouch-anchor-verify/1",
+        "log": {
+            "path": r.log.path.display().to_string(),
+            "origin": r.log.origin,
+            "status": r.log.status,
+            "records": r.log.records,
+            "reason": r.log.reason(),
+            "failure": r.log.failure.as_ref().map(|f| json!({
+                "reason": f.error.code(), "seq": f.seq, "message": f.error.to_string(),
+            })),
+            "error": r.log.error,
+        },
+        "no_anchors": r.no_anchors,
+        "anchors": r.checks.iter().map(|c| {
+            let (status, reason, message) = outcome_parts(c);
+            json!({
+                "source": match c.source { CheckSource::Record { .. } => "record", CheckSource::Listing => "listing" },
+                "record_seq": match c.source { CheckSource::Record { seq } => Some(seq), CheckSource::Listing => None },
+                "type": c.kind,
+                "location": c.location,
+                "size": c.size,
+                "root": c.root.map(|r| vouch::hex::encode(&r)),
+                "found": c.found.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
+                "status": status,
+                "reason": reason,
+                "message": message,
+            })
+        }).collect::<Vec<_>>(),
+        "exit_code": code,
+    })
+}
+
+fn report_table(r: &AnchorReport) -> String {
+    let mut table = Table::new();
+    table.load_style(UTF8_FULL_CONDENSED);
+    table.set_header(vec!["from", "type", "location", "size", "status", "detail"]);
+    for c in &r.checks {
+        let (status, reason, message) = outcome_parts(c);
+        let color = match status {
+            "verified" => Color::Green,
+            _ => Color::Red,
+        };
+        let detail = match reason {
+            Some(code) => format!("{code}: {message}"),
+            None => c
+                .found
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+        };
+        table.add_row(vec![
+            Cell::new(match c.source {
+                CheckSource::Record { seq } => format!("record {seq}"),
+                CheckSource::Listing => "listing".into(),
+            }),
+            Cell::new(c.kind),
+            Cell::new(&c.location),
+            Cell::new(c.size.map_or("-".into(), |s| s.to_string())),
+            Cell::new(status).fg(color),
+            Cell::new(detail),
+        ]);
+    }
+    let log = match (&r.log.failure, &r.log.error) {
+        (Some(f), _) => format!(
+            "log {}: {} ({})",
+            r.log.status.as_str(),
+            f.error.code(),
+            f.error
+        ),
+        (None, Some(e)) => format!("log unreadable: {e}"),
+        (None, None) => format!(
+            "log {}: {} records, consistent with every anchored checkpoint",
+            r.log.status.as_str(),
+            r.log.records
+        ),
+    };
+    let none = if r.no_anchors {
+        "\nno anchors found (no_anchors)"
+    } else {
+        ""
+    };
+    format!("{table}\n{log}{none}")
+}
+
+fn verify(args: VerifyArgs) -> ExitCode {
+    let format = args.format;
+    finish(
+        (|| {
+            let trusted = load_keys(&args.pubkeys)?;
+            let from = args
+                .from
+                .iter()
+                .map(|t| Target::parse(t))
+                .collect::<Result<Vec<_>>>()?;
+            let opts = anchor::verify::VerifyAnchorsOptions {
+                trusted,
+                from,
+                s3: args.s3.connection(),
+                tsa_roots: args
+                    .tsa_ca
+                    .as_deref()
+                    .map(anchor::timestamp::load_roots)
+                    .transpose()?,
+            };
+            let report = anchor::verify::verify_anchors(&args.log, &opts)?;
+            let code = report.exit_code();
+            match format {
+                Format::Json => output::print_json(&report_json(&report, code)),
+                Format::Table => output::print_stdout(&report_table(&report)),
+            }
+            Ok(ExitCode::from(code))
+        })(),
+        format,
+    )
+}
+
+#[cfg(feature = "s3")]
+fn doctor(args: DoctorArgs) -> ExitCode {
+    let format = args.format;
+    finish(
+        (|| {
+            let Target::S3 { bucket, prefix } = Target::parse(&args.target)? else {
+                return Err(Error::Usage("doctor checks s3://BUCKET targets".into()));
+            };
+            let checks = anchor::s3::doctor(&args.s3.connection(), &bucket, &prefix)?;
+            let ok = checks.iter().all(|c| c.ok);
+            let code = if ok {
+                EXIT_VERIFIED
+            } else {
+                output::EXIT_REJECTED
+            };
+            match format {
+                Format::Json => output::print_json(&json!({
+                    "bucket": bucket,
+                    "checks": checks.iter().map(|c| json!({"check": c.name, "ok": c.ok, "detail": c.detail})).collect::<Vec<_>>(),
+                    "suitable": ok,
+                    "exit_code": code,
+                })),
+                Format::Table => {
+                    let mut table = Table::new();
+                    table.load_style(UTF8_FULL_CONDENSED);
+                    table.set_header(vec!["check", "result", "detail"]);
+                    for c in &checks {
+                        table.add_row(vec![
+                            Cell::new(c.name),
+                            if c.ok {
+                                Cell::new("ok").fg(Color::Green)
+                            } else {
+                                Cell::new("FAILED").fg(Color::Red)
+                            },
+                            Cell::new(&c.detail),
+                        ]);
+                    }
+                    let verdict = if ok {
+                        format!("s3://{bucket}: suitable for anchoring")
+                    } else {
+                        format!("s3://{bucket}: NOT suitable for anchoring")
+                    };
+                    output::print_stdout(&format!("{table}\n{verdict}"));
+                }
+            }
+            Ok(ExitCode::from(code))
+        })(),
+        format,
+    )
+}
+
+#[cfg(not(feature = "s3"))]
+fn doctor(args: DoctorArgs) -> ExitCode {
+    output::report_error(
+        &Error::Usage("this vouch was built without the `s3` feature".into()),
+        args.format,
+    )
+}

@@ -1,0 +1,172 @@
+//! CLI for `vouch receipt` and `vouch receipt verify`.
+
+use crate::output::{self, EXIT_REJECTED, EXIT_VERIFIED, Format};
+use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
+use serde_json::json;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use vouch::chain::{keys, verify::read_small_file};
+use vouch::receipt::{self, Verdict};
+use vouch::{Error, Result};
+
+/// `vouch receipt LOG --seq N`, or `vouch receipt verify FILE`.
+#[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct ReceiptCmd {
+    #[command(subcommand)]
+    sub: Option<ReceiptSub>,
+    #[command(flatten)]
+    make: MakeArgs,
+}
+
+#[derive(clap::Subcommand)]
+enum ReceiptSub {
+    /// Verify a receipt offline: record, proof, checkpoint signature, anchors.
+    Verify(VerifyArgs),
+}
+
+#[derive(clap::Args)]
+struct MakeArgs {
+    /// The log.
+    #[arg(required = true)]
+    log: Option<PathBuf>,
+    /// The record to make a receipt for.
+    #[arg(long, required = true)]
+    seq: Option<u64>,
+    /// Write the receipt here instead of stdout.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Keep only the record's leaf hash, not the line itself.
+    #[arg(long)]
+    hash_only: bool,
+}
+
+#[derive(clap::Args)]
+struct VerifyArgs {
+    /// The receipt file.
+    file: PathBuf,
+    /// Trusted public key file or keyset (repeatable).
+    #[arg(long = "pub", value_name = "KEY.pub", required = true)]
+    pubkeys: Vec<PathBuf>,
+    /// TSA root certificates (PEM) for checking time-stamp anchors.
+    #[arg(long, value_name = "ROOTS")]
+    tsa_ca: Option<PathBuf>,
+    /// A file holding the record line (required for a hash-only receipt).
+    #[arg(long)]
+    record: Option<PathBuf>,
+    /// Exit 0 for a valid receipt without anchors ("signed, not anchored").
+    #[arg(long)]
+    allow_unanchored: bool,
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+/// Runs `vouch receipt ...`.
+pub fn run(cmd: ReceiptCmd) -> ExitCode {
+    match cmd.sub {
+        Some(ReceiptSub::Verify(a)) => verify(a),
+        None => make(cmd.make),
+    }
+}
+
+fn finish(result: Result<ExitCode>, format: Format) -> ExitCode {
+    result.unwrap_or_else(|e| output::report_error(&e, format))
+}
+
+fn make(args: MakeArgs) -> ExitCode {
+    finish(
+        (|| {
+            let (Some(log), Some(seq)) = (&args.log, args.seq) else {
+                return Err(Error::Usage("give LOG and --seq".into()));
+            };
+            let r = receipt::build(log, seq, !args.hash_only)?;
+            let text = serde_json::to_string_pretty(&r)
+                .map_err(|e| Error::Usage(format!("cannot render the receipt: {e}")))?;
+            match &args.out {
+                Some(out) => {
+                    std::fs::write(out, format!("{text}\n")).map_err(|e| Error::io(out, e))?
+                }
+                None => output::print_stdout(&text),
+            }
+            if r.anchors.is_empty() {
+                eprintln!(
+                    "vouch: note: record {seq} is signed, not anchored (no anchor of a checkpoint covering it); run `vouch anchor` and make the receipt again"
+                );
+            }
+            Ok(ExitCode::from(EXIT_VERIFIED))
+        })(),
+        Format::Table,
+    )
+}
+
+fn verify(args: VerifyArgs) -> ExitCode {
+    let format = args.format;
+    finish(
+        (|| {
+            let mut trusted = Vec::new();
+            for p in &args.pubkeys {
+                trusted.extend(keys::read_verifier_keys(p)?);
+            }
+            let bytes = read_small_file(&args.file, receipt::MAX_RECEIPT_BYTES)?;
+            let r = receipt::parse(&bytes)
+                .map_err(|e| Error::Usage(format!("{}: {e}", args.file.display())))?;
+            let given = match &args.record {
+                Some(p) => Some(read_small_file(
+                    p,
+                    vouch::chain::record::MAX_LINE_LEN as u64 + 2,
+                )?),
+                None => None,
+            };
+            let roots = args
+                .tsa_ca
+                .as_deref()
+                .map(vouch::anchor::timestamp::load_roots)
+                .transpose()?;
+            let report = receipt::verify(&r, &trusted, roots.as_ref(), given.as_deref());
+            let verdict = report.verdict();
+            let code = match verdict {
+                Verdict::Complete => EXIT_VERIFIED,
+                Verdict::SignedNotAnchored if args.allow_unanchored => EXIT_VERIFIED,
+                Verdict::SignedNotAnchored | Verdict::Rejected => EXIT_REJECTED,
+            };
+            let reason = match verdict {
+                Verdict::Rejected => report.first_error().map(|e| e.code()),
+                Verdict::SignedNotAnchored => Some("not_anchored"),
+                Verdict::Complete => None,
+            };
+            match format {
+                Format::Json => output::print_json(&json!({
+                    "format": "vouch-receipt-verify/1",
+                    "origin": r.origin,
+                    "seq": report.seq(),
+                    "verdict": verdict,
+                    "reason": reason,
+                    "pieces": report.pieces().iter().map(|p| match &p.result {
+                        Ok(d) => json!({"piece": p.name, "ok": true, "detail": d}),
+                        Err(e) => json!({"piece": p.name, "ok": false, "reason": e.code(), "detail": e.to_string()}),
+                    }).collect::<Vec<_>>(),
+                    "exit_code": code,
+                })),
+                Format::Table => {
+                    let mut table = Table::new();
+                    table.load_style(UTF8_FULL_CONDENSED);
+                    table.set_header(vec!["piece", "result", "detail"]);
+                    for p in report.pieces() {
+                        let (cell, detail) = match &p.result {
+                            Ok(d) => (Cell::new("ok").fg(Color::Green), d.clone()),
+                            Err(e) => (Cell::new(e.code()).fg(Color::Red), e.to_string()),
+                        };
+                        table.add_row(vec![Cell::new(&p.name), cell, Cell::new(detail)]);
+                    }
+                    output::print_stdout(&format!(
+                        "{table}\nverdict: {}{}",
+                        verdict.as_str(),
+                        reason.map(|r| format!(" ({r})")).unwrap_or_default()
+                    ));
+                }
+            }
+            Ok(ExitCode::from(code))
+        })(),
+        format,
+    )
+}

@@ -1,0 +1,333 @@
+//! Shared helpers for the anchor and receipt tests: run the real binary,
+//! make logs, and start moto's standalone S3 server on 127.0.0.1.
+#![allow(dead_code)]
+
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+pub const ORIGIN: &str = "example.com/anchor-test";
+
+/// Runs `vouch` with `args` and S3 credentials for moto in the environment.
+pub fn vouch(args: &[&str]) -> Output {
+    vouch_env(args, &[])
+}
+
+pub fn vouch_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vouch"));
+    cmd.args(args)
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .env("AWS_CONFIG_FILE", "/nonexistent/vouch-test")
+        .env("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/vouch-test")
+        .stdin(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("run vouch")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", stdout(o), stderr(o)))
+}
+
+pub fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+/// A temporary directory holding a key pair and a log; on drop, removes the
+/// immutable attribute from anything below it so it can be deleted.
+pub struct Work {
+    pub dir: tempfile::TempDir,
+    pub key: PathBuf,
+    pub pubkey: PathBuf,
+    pub log: PathBuf,
+}
+
+impl Drop for Work {
+    fn drop(&mut self) {
+        let _ = Command::new("chattr")
+            .args(["-R", "-i"])
+            .arg(self.dir.path())
+            .stderr(Stdio::null())
+            .stdout(Stdio::null())
+            .status();
+    }
+}
+
+impl Work {
+    /// A key and a log of `n` event records.
+    pub fn new(n: usize) -> Work {
+        let dir = tempfile::tempdir().unwrap();
+        let key = dir.path().join("key");
+        let o = vouch(&["keygen", "--origin", ORIGIN, "--out", key.to_str().unwrap()]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        let w = Work {
+            pubkey: dir.path().join("key.pub"),
+            log: dir.path().join("log.jsonl"),
+            key,
+            dir,
+        };
+        w.append(n);
+        w
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    pub fn s(p: &Path) -> &str {
+        p.to_str().unwrap()
+    }
+
+    pub fn append(&self, n: usize) {
+        for i in 0..n {
+            let o = vouch(&[
+                "append",
+                Self::s(&self.log),
+                "--key",
+                Self::s(&self.key),
+                &format!("{{\"i\":{i}}}"),
+            ]);
+            assert_eq!(code(&o), 0, "{}", stderr(&o));
+        }
+    }
+
+    pub fn checkpoint(&self) {
+        let o = vouch(&[
+            "checkpoint",
+            Self::s(&self.log),
+            "--key",
+            Self::s(&self.key),
+        ]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+    }
+
+    /// The log's lines.
+    pub fn lines(&self) -> Vec<String> {
+        std::fs::read_to_string(&self.log)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// The kinds of the log's records.
+    pub fn kinds(&self) -> Vec<String> {
+        self.lines()
+            .iter()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                v["kind"].as_str().unwrap().to_owned()
+            })
+            .collect()
+    }
+
+    /// Cuts the log back to its first `n` lines.
+    pub fn truncate_to(&self, n: usize) {
+        let mut text = self.lines()[..n].join("\n");
+        text.push('\n');
+        std::fs::write(&self.log, text).unwrap();
+    }
+
+    /// `vouch anchor LOG --key KEY <extra...> --format json`.
+    pub fn anchor(&self, extra: &[&str]) -> Output {
+        let mut args = vec![
+            "anchor",
+            Self::s(&self.log),
+            "--key",
+            Self::s(&self.key),
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        vouch(&args)
+    }
+
+    /// `vouch anchor verify LOG --pub KEY.pub <extra...> --format json`.
+    pub fn verify(&self, extra: &[&str]) -> Output {
+        let mut args = vec![
+            "anchor",
+            "verify",
+            Self::s(&self.log),
+            "--pub",
+            Self::s(&self.pubkey),
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        vouch(&args)
+    }
+}
+
+/// The reasons of every rejected or failed anchor in a verify report, and
+/// the log's reason.
+pub fn reasons(report: &serde_json::Value) -> Vec<String> {
+    let mut out: Vec<String> = report["anchors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["reason"].as_str().map(str::to_owned))
+        .collect();
+    if let Some(r) = report["log"]["failure"]["reason"].as_str() {
+        out.push(format!("log:{r}"));
+    }
+    out
+}
+
+/// A free TCP port on 127.0.0.1 (nothing listens on it once returned).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// moto's standalone S3 server, killed on drop.
+pub struct Moto {
+    child: Child,
+    pub endpoint: String,
+    python: PathBuf,
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Moto {
+    /// Starts moto from `.venv` (made by scripts/setup-test-env.sh). When it
+    /// is missing: panics under CI=true, else prints a notice and returns
+    /// None so the test can skip.
+    pub fn start() -> Option<Moto> {
+        Self::start_with(&[])
+    }
+
+    pub fn start_with(env: &[(&str, &str)]) -> Option<Moto> {
+        let venv = repo_root().join(".venv/bin");
+        let server = venv.join("moto_server");
+        if !server.exists() {
+            if std::env::var("CI").as_deref() == Ok("true") {
+                panic!(
+                    "{} is missing: run scripts/setup-test-env.sh (CI=true: S3 tests must not skip)",
+                    server.display()
+                );
+            }
+            eprintln!(
+                "NOTICE: skipping an S3 test: {} is missing (run scripts/setup-test-env.sh)",
+                server.display()
+            );
+            return None;
+        }
+        let port = free_port();
+        let mut cmd = Command::new(&server);
+        cmd.args(["-H", "127.0.0.1", "-p", &port.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let child = cmd.spawn().expect("start moto_server");
+        let moto = Moto {
+            child,
+            endpoint: format!("http://127.0.0.1:{port}"),
+            python: venv.join("python"),
+        };
+        let start = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "moto_server did not start"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Some(moto)
+    }
+
+    /// Runs Python with boto3 against this server: `s3` is a client.
+    /// Returns stdout; panics on failure.
+    pub fn py(&self, script: &str) -> String {
+        let prelude = format!(
+            "import boto3, botocore, datetime, json, base64, hashlib\n\
+             from botocore.config import Config\n\
+             s3 = boto3.client('s3', endpoint_url='{}', region_name='us-east-1', \
+             aws_access_key_id='testing', aws_secret_access_key='testing', \
+             config=Config(request_checksum_calculation='when_required'))\n\
+             def err(f):\n    try:\n        f()\n        return 'OK'\n    except botocore.exceptions.ClientError as e:\n        return e.response['Error']['Code']\n",
+            self.endpoint
+        );
+        let o = Command::new(&self.python)
+            .arg("-c")
+            .arg(format!("{prelude}{script}"))
+            .output()
+            .expect("run python");
+        assert!(
+            o.status.success(),
+            "python failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8_lossy(&o.stdout).trim().to_owned()
+    }
+
+    /// A bucket with versioning and Object Lock enabled.
+    pub fn lock_bucket(&self, name: &str) {
+        self.py(&format!(
+            "s3.create_bucket(Bucket='{name}', ObjectLockEnabledForBucket=True)"
+        ));
+    }
+
+    /// A versioned bucket without Object Lock.
+    pub fn plain_bucket(&self, name: &str) {
+        self.py(&format!(
+            "s3.create_bucket(Bucket='{name}')\n\
+             s3.put_bucket_versioning(Bucket='{name}', VersioningConfiguration={{'Status': 'Enabled'}})"
+        ));
+    }
+}
+
+/// A local OpenSSL TSA over HTTP with its root certificate file, or None
+/// (with a notice; a panic under CI=true) when openssl is missing.
+pub struct TestTsa {
+    pub url: String,
+    pub roots: PathBuf,
+    pub other_roots: PathBuf,
+    _pki: crate::tsa_support::Pki,
+}
+
+pub fn local_tsa(test: &str) -> Option<TestTsa> {
+    use crate::tsa_support::{KeyKind, LocalTsa, Pki, openssl_or_skip};
+    if !openssl_or_skip(test) {
+        return None;
+    }
+    let pki = Pki::new();
+    let root = pki.root("Anchor Test Root", KeyKind::P256);
+    let other = pki.root("Other Root", KeyKind::P256);
+    let tsa = pki.issue(&root, "Anchor Test TSA", KeyKind::P256, "tsa_ok", 365);
+    let server = LocalTsa::start(pki.path().to_path_buf(), tsa, None, "sha256");
+    Some(TestTsa {
+        url: server.url,
+        roots: root.cert_pem.clone(),
+        other_roots: other.cert_pem.clone(),
+        _pki: pki,
+    })
+}
