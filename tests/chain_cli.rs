@@ -681,3 +681,41 @@ fn consistency_proofs_between_checkpoints() {
         stdout(&o)
     );
 }
+
+/// The README's first command: the committed example fleet verifies with
+/// exactly one failure, the tampered deploy in db-1.
+#[test]
+fn readme_example_fleet_has_exactly_one_tampered_log() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let o = run(
+        &[
+            "verify",
+            "examples/",
+            "--pub",
+            "examples/keys.pub",
+            "--format",
+            "json",
+        ],
+        root,
+    );
+    assert_eq!(code(&o), 1);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["summary"]["logs"], 4);
+    assert_eq!(v["summary"]["valid"], 3);
+    assert_eq!(v["summary"]["invalid"], 1);
+    let bad: Vec<&Value> = v["logs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["status"] == "invalid")
+        .collect();
+    assert!(bad[0]["path"].as_str().unwrap().ends_with("db-1.jsonl"));
+    assert_eq!(bad[0]["failure"]["reason"], "broken_link");
+    assert_eq!(bad[0]["failure"]["seq"], 7);
+    let table = run(&["verify", "examples/", "--pub", "examples/keys.pub"], root);
+    assert!(
+        stdout(&table).contains("4 logs: 3 valid, 1 invalid"),
+        "{}",
+        stdout(&table)
+    );
+}
