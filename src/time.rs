@@ -27,6 +27,19 @@ pub fn format_unix_millis(millis: u128) -> String {
     )
 }
 
+/// (year, month 1-12, day 1-31) in the proleptic Gregorian calendar to
+/// days since 1970-01-01 (Howard Hinnant's `days_from_civil`). Does not
+/// check the ranges.
+pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y2 = if m <= 2 { y - 1 } else { y };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 /// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian
 /// calendar (Howard Hinnant's algorithm).
 fn civil_from_days(days: i64) -> (i64, u32, u32) {
@@ -103,6 +116,15 @@ mod tests {
             format_unix_millis(4_102_444_799_999),
             "2099-12-31T23:59:59.999Z"
         );
+    }
+
+    #[test]
+    fn days_round_trip() {
+        for days in [-719_468i64, -1, 0, 1, 11_016, 20_000, 2_932_896] {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, i64::from(m), i64::from(d)), days);
+        }
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
     }
 
     #[test]

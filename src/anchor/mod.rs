@@ -175,14 +175,7 @@ pub fn parse_utc(text: &str) -> Option<i64> {
         }
         (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
     }
-    // Days from civil (Howard Hinnant's algorithm).
-    let y2 = if m <= 2 { y - 1 } else { y };
-    let era = y2.div_euclid(400);
-    let yoe = y2 - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
+    let days = crate::time::days_from_civil(y, m, d);
     Some(days * 86_400 + hh * 3600 + mm * 60 + ss)
 }
 

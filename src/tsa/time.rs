@@ -175,14 +175,7 @@ fn civil_to_unix(y: i64, m: i64, d: i64, h: i64, mi: i64, s: i64) -> Option<i64>
     if h > 23 || mi > 59 || s > 60 {
         return None;
     }
-    // Howard Hinnant's days_from_civil.
-    let y2 = if m <= 2 { y - 1 } else { y };
-    let era = y2.div_euclid(400);
-    let yoe = y2 - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
+    let days = crate::time::days_from_civil(y, m, d);
     Some(days * 86_400 + h * 3600 + mi * 60 + s)
 }
 
