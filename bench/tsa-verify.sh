@@ -8,6 +8,7 @@
 #        OPENSSL_SAMPLE=M   run the openssl loop over M tokens and scale to N (default: all N)
 #        WORK=dir           build the tokens in dir and keep it (default: a temporary folder)
 set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
 N=${1:-10000}
 KEY=${2:-rsa}
 VOUCH=${VOUCH:-target/release/vouch}
@@ -70,9 +71,10 @@ for i in $(seq 1 "$N"); do cp "tok/d$(( (i - 1) % DISTINCT + 1 )).tsr" "tok/t$i.
 rm tok/d*.tsr
 
 t0=$(date +%s.%N)
-"$VOUCH" tsa verify tok/t*.tsr --data data --ca-file root.pem --format json > vouch.json
+/usr/bin/time -f '%U' -o vouch.user "$VOUCH" tsa verify tok/t*.tsr --data data --ca-file root.pem --format json > vouch.json
 t1=$(date +%s.%N)
 vouch_s=$(echo "$t1 - $t0" | bc -l)
+vouch_user=$(cat vouch.user)
 
 t0=$(date +%s.%N)
 i=0
@@ -89,9 +91,20 @@ verifies=$(openssl speed -seconds 3 "$speed" 2>/dev/null | awk -v k="$KEY" '
   k == "p256" && /nistp256\)/ { print $(NF) }' | head -1)
 raw_s=$(echo "2 * $N / $verifies" | bc -l)
 
+# Raw cost with vouch's own crypto crates (rsa / p256), one verification.
+openssl pkey -in tsa.key -pubout -outform DER -out pub.der
+head -c 300 /dev/urandom > msg
+openssl dgst -sha256 -sign tsa.key -out sig msg
+rust_us=$(cd "$repo" && TSA_BENCH_DIR=$work cargo test -q --release --test tsa_bench_raw -- --ignored --nocapture 2>/dev/null \
+  | awk '/RAW_VERIFY_US/ { print $2 }')
+rust_raw_s=$(echo "2 * $N * $rust_us / 1000000" | bc -l)
+
 printf 'tokens                 %d (%s, %d distinct)\n' "$N" "$KEY" "$DISTINCT"
-printf 'vouch batch            %.2f s  (%.1f us/token)\n' "$vouch_s" "$(echo "$vouch_s * 1000000 / $N" | bc -l)"
+printf 'vouch batch            %.2f s wall, %.2f s CPU (%.1f us CPU/token, %d threads)\n' "$vouch_s" "$vouch_user" \
+  "$(echo "$vouch_user * 1000000 / $N" | bc -l)" "${RAYON_NUM_THREADS:-$(nproc)}"
 printf 'openssl ts loop        %.2f s  (measured over %d, scaled)\n' "$openssl_s" "$SAMPLE"
 printf 'raw verify (openssl)   %.2f s  (2 x %s verifies at %s/s)\n' "$raw_s" "$speed" "$verifies"
+printf 'raw verify (rust)      %.2f s  (2 x %.1f us per verify, rsa/p256 crates)\n' "$rust_raw_s" "$rust_us"
 printf 'speed-up vs loop       %.1fx\n' "$(echo "$openssl_s / $vouch_s" | bc -l)"
-printf 'vouch / raw            %.2fx\n' "$(echo "$vouch_s / $raw_s" | bc -l)"
+printf 'vouch / raw (openssl)  %.2fx\n' "$(echo "$vouch_s / $raw_s" | bc -l)"
+printf 'vouch / raw (rust)     %.2fx\n' "$(echo "$vouch_s / $rust_raw_s" | bc -l)"

@@ -17,12 +17,33 @@ pub fn decode_lower<const N: usize>(text: &[u8]) -> Option<[u8; N]> {
     if text.len() != N * 2 {
         return None;
     }
+    // Branch-free: table lookups, invalid digits flagged in the high bits.
     let mut out = [0u8; N];
-    for (i, pair) in text.chunks_exact(2).enumerate() {
-        out[i] = (nibble_lower(pair[0])? << 4) | nibble_lower(pair[1])?;
+    let mut bad = 0u8;
+    for (o, pair) in out.iter_mut().zip(text.chunks_exact(2)) {
+        let hi = LOWER_HEX[usize::from(pair[0])];
+        let lo = LOWER_HEX[usize::from(pair[1])];
+        bad |= hi | lo;
+        *o = (hi << 4) | (lo & 0x0f);
     }
-    Some(out)
+    (bad & 0xf0 == 0).then_some(out)
 }
+
+/// Lowercase hex digit values; 0xff for everything else.
+const LOWER_HEX: [u8; 256] = {
+    let mut t = [0xffu8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut j = 0;
+    while j < 6 {
+        t[b'a' as usize + j] = 10 + j as u8;
+        j += 1;
+    }
+    t
+};
 
 /// Decodes hex of any case and even length into bytes.
 pub fn decode_any(text: &str) -> Option<Vec<u8>> {

@@ -532,3 +532,152 @@ fn help_and_usage_errors() {
     let o = vouch().args(["frobnicate"]).output().unwrap();
     assert_eq!(code(&o), 2);
 }
+
+#[test]
+fn consistency_proofs_between_checkpoints() {
+    let (_d, dir) = setup();
+    for i in 0..5 {
+        run(
+            &[
+                "append",
+                "log.jsonl",
+                "--key",
+                "k",
+                &format!("{{\"n\":{i}}}"),
+            ],
+            &dir,
+        );
+    }
+    assert_eq!(
+        code(&run(
+            &["checkpoint", "log.jsonl", "--key", "k", "--out", "old.cp"],
+            &dir
+        )),
+        0
+    );
+    for i in 5..13 {
+        run(
+            &[
+                "append",
+                "log.jsonl",
+                "--key",
+                "k",
+                &format!("{{\"n\":{i}}}"),
+            ],
+            &dir,
+        );
+    }
+    run(&["checkpoint", "log.jsonl", "--key", "k"], &dir);
+    let o = run(
+        &[
+            "prove",
+            "log.jsonl",
+            "--consistency-from",
+            "5",
+            "--out",
+            "c.proof",
+        ],
+        &dir,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = run(
+        &[
+            "verify-consistency",
+            "c.proof",
+            "--old",
+            "old.cp",
+            "--pub",
+            "k.pub",
+            "--format",
+            "json",
+        ],
+        &dir,
+    );
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (v["old_size"].as_u64(), v["new_size"].as_u64()),
+        (Some(5), Some(14))
+    );
+    // A proof for another old size does not fit the kept checkpoint.
+    run(
+        &[
+            "prove",
+            "log.jsonl",
+            "--consistency-from",
+            "4",
+            "--out",
+            "c4.proof",
+        ],
+        &dir,
+    );
+    let o = run(
+        &[
+            "verify-consistency",
+            "c4.proof",
+            "--old",
+            "old.cp",
+            "--pub",
+            "k.pub",
+            "--format",
+            "json",
+        ],
+        &dir,
+    );
+    assert_eq!(code(&o), 1);
+    assert!(stdout(&o).contains("size_mismatch"), "{}", stdout(&o));
+    // A rewritten history re-signed with the key: the new checkpoint is a fork of the kept one.
+    let text = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
+    let forged_dir = dir.join("forged");
+    std::fs::create_dir(&forged_dir).unwrap();
+    let bodies: Vec<String> = text
+        .lines()
+        .filter(|l| l.contains("\"kind\":\"event\""))
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            v["body"].to_string()
+        })
+        .collect();
+    for (i, b) in bodies.iter().enumerate() {
+        let b = if i == 2 {
+            "{\"n\":\"forged\"}".to_owned()
+        } else {
+            b.clone()
+        };
+        run(&["append", "forged/log.jsonl", "--key", "k", &b], &dir);
+        if i == 4 {
+            run(&["checkpoint", "forged/log.jsonl", "--key", "k"], &dir);
+        }
+    }
+    run(&["checkpoint", "forged/log.jsonl", "--key", "k"], &dir);
+    run(
+        &[
+            "prove",
+            "forged/log.jsonl",
+            "--consistency-from",
+            "5",
+            "--out",
+            "f.proof",
+        ],
+        &dir,
+    );
+    let o = run(
+        &[
+            "verify-consistency",
+            "f.proof",
+            "--old",
+            "old.cp",
+            "--pub",
+            "k.pub",
+            "--format",
+            "json",
+        ],
+        &dir,
+    );
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("\"reason\": \"fork\""),
+        "{}",
+        stdout(&o)
+    );
+}

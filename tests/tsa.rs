@@ -317,6 +317,87 @@ fn request_to_a_dead_url_is_an_operational_error() {
     assert!(!out.exists());
 }
 
+#[test]
+fn request_retries_after_a_server_error() {
+    let Some(f) = fixture() else { return };
+    let server = LocalTsa::start_with(
+        f.pki.path().to_path_buf(),
+        f.tsa_p256.clone(),
+        None,
+        "sha256",
+        Mode::FailFirst(1),
+    );
+    let out = f.pki.path().join("retry.tsr");
+    let r = vouch(&[
+        "tsa",
+        "request",
+        "--url",
+        &server.url,
+        "--data",
+        p(&f.data),
+        "--out",
+        p(&out),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(server.requests.load(std::sync::atomic::Ordering::SeqCst), 2);
+}
+
+#[test]
+fn request_refuses_oversized_and_mismatched_responses() {
+    let Some(f) = fixture() else { return };
+    let big = LocalTsa::start_with(
+        f.pki.path().to_path_buf(),
+        f.tsa_p256.clone(),
+        None,
+        "sha256",
+        Mode::Oversized,
+    );
+    let out = f.pki.path().join("big.tsr");
+    let r = vouch(&[
+        "tsa",
+        "request",
+        "--url",
+        &big.url,
+        "--data",
+        p(&f.data),
+        "--out",
+        p(&out),
+    ]);
+    assert_eq!(r.code, 2, "over 1 MiB is a network error: {}", r.stderr);
+    assert!(!out.exists());
+    // A valid response, but to another request: its nonce differs.
+    let other = LocalTsa::start_with(
+        f.pki.path().to_path_buf(),
+        f.tsa_p256.clone(),
+        None,
+        "sha256",
+        Mode::OtherRequest,
+    );
+    let out = f.pki.path().join("other.tsr");
+    let r = vouch(&[
+        "tsa",
+        "request",
+        "--url",
+        &other.url,
+        "--data",
+        p(&f.data),
+        "--out",
+        p(&out),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        (r.code, r.reason().as_str()),
+        (1, "nonce_mismatch"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        !out.exists(),
+        "a response that does not answer the request is not written"
+    );
+}
+
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
@@ -382,6 +463,14 @@ fn tolerated_variants_verify() {
             "ber-indefinite",
             &f.tsa_p256,
             Box::new(|s| s.indefinite = true),
+        ),
+        (
+            "ber-chunked-econtent",
+            &f.tsa_p256,
+            Box::new(|s| {
+                s.indefinite = true;
+                s.chunked_content = true;
+            }),
         ),
         ("ess-v1-only", &f.tsa_p256, Box::new(|s| s.ess = Ess::V1)),
         (
@@ -1294,4 +1383,34 @@ fn differential_structural_variants() {
         }
     }
     assert!(misses.is_empty(), "{}", misses.join("\n"));
+}
+
+/// Without `openssl`, the OpenSSL tests fail when CI=true and skip with a
+/// notice otherwise. Runs this test binary again with an empty PATH.
+#[test]
+fn missing_openssl_fails_in_ci_and_skips_locally() {
+    if std::env::var_os("VOUCH_TSA_CHILD").is_some() {
+        return;
+    }
+    let run = |ci: bool| {
+        let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+        cmd.args([
+            "--exact",
+            "a_well_formed_built_token_verifies",
+            "--nocapture",
+        ])
+        .env("PATH", "/nonexistent")
+        .env("VOUCH_TSA_CHILD", "1");
+        if ci {
+            cmd.env("CI", "true");
+        } else {
+            cmd.env_remove("CI");
+        }
+        cmd.output().unwrap()
+    };
+    let ci = run(true);
+    assert!(!ci.status.success(), "CI=true without openssl must fail");
+    let local = run(false);
+    assert!(local.status.success());
+    assert!(String::from_utf8_lossy(&local.stderr).contains("NOTICE"));
 }

@@ -139,6 +139,8 @@ pub enum ChainError {
     TornTail { bytes: u64 },
     #[error("{bytes} bytes after the last record are not a record")]
     TrailingData { bytes: u64 },
+    #[error("records {from_seq}..={to_seq} differ from what an earlier verification saw")]
+    HistoryChanged { from_seq: u64, to_seq: u64 },
     #[error("no log with origin {origin:?} was found for a given checkpoint")]
     MissingLog { origin: String },
 }
@@ -180,6 +182,7 @@ impl ChainError {
             ChainError::Truncated { .. } => "truncated",
             ChainError::TornTail { .. } => "torn_tail",
             ChainError::TrailingData { .. } => "trailing_data",
+            ChainError::HistoryChanged { .. } => "history_changed",
             ChainError::MissingLog { .. } => "missing_log",
         }
     }

@@ -13,9 +13,11 @@
 
 pub mod error;
 pub mod keys;
+mod plan;
 pub mod proof;
 pub mod record;
 mod scan;
+pub mod state;
 pub mod verify;
 pub mod writer;
 

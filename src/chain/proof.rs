@@ -29,6 +29,10 @@ pub enum ProofError {
     IndexOutOfRange { index: u64, size: u64 },
     #[error("the inclusion proof does not lead to the checkpoint's root")]
     Inclusion,
+    #[error("the proof's sizes do not match the checkpoints (old {old}, new {new})")]
+    SizeMismatch { old: u64, new: u64 },
+    #[error("the newer checkpoint does not extend the older one (a fork)")]
+    Inconsistent,
 }
 
 impl ProofError {
@@ -42,6 +46,8 @@ impl ProofError {
             ProofError::Checkpoint(e) => e.code(),
             ProofError::IndexOutOfRange { .. } => "index_out_of_range",
             ProofError::Inclusion => "inclusion_failed",
+            ProofError::SizeMismatch { .. } => "size_mismatch",
+            ProofError::Inconsistent => "fork",
         }
     }
 }
@@ -220,4 +226,173 @@ pub fn verify_inclusion_proof(
         leaf,
         signed_by: verified.verified_by().to_vec(),
     })
+}
+
+/// First line of a consistency proof file.
+pub const CONSISTENCY_HEADER: &str = "vouch/consistency-proof/v1";
+
+/// A consistency proof between two tree sizes of one log, carrying the
+/// signed checkpoint of the larger one (docs/FORMAT.md §5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsistencyProof {
+    pub old_size: u64,
+    pub new_size: u64,
+    pub hashes: Vec<Hash>,
+    /// The signed checkpoint note of size `new_size`.
+    pub checkpoint: String,
+}
+
+impl ConsistencyProof {
+    /// The text form: header, `old N`, `new M`, base64 hashes one per line,
+    /// a blank line, the signed checkpoint note.
+    pub fn to_text(&self) -> String {
+        use base64::Engine as _;
+        let mut out = format!(
+            "{CONSISTENCY_HEADER}\nold {}\nnew {}\n",
+            self.old_size, self.new_size
+        );
+        for h in &self.hashes {
+            out.push_str(&base64::engine::general_purpose::STANDARD.encode(h));
+            out.push('\n');
+        }
+        out.push('\n');
+        out.push_str(&self.checkpoint);
+        out
+    }
+
+    /// Parses the text form strictly (bounded by the Merkle proof limit).
+    pub fn parse(text: &[u8]) -> Option<Self> {
+        use base64::Engine as _;
+        let text = std::str::from_utf8(text).ok()?;
+        let (head, checkpoint) = text.split_once("\n\n")?;
+        let mut lines = head.split('\n');
+        if lines.next()? != CONSISTENCY_HEADER {
+            return None;
+        }
+        let number = |l: Option<&str>, tag: &str| -> Option<u64> {
+            let v = l?.strip_prefix(tag)?;
+            (v == "0" || !v.starts_with('0')).then_some(())?;
+            v.parse().ok()
+        };
+        let old_size = number(lines.next(), "old ")?;
+        let new_size = number(lines.next(), "new ")?;
+        let mut hashes = Vec::new();
+        for l in lines {
+            if hashes.len() >= merkle::MAX_CONSISTENCY_PROOF_LEN {
+                return None;
+            }
+            let bytes = base64::engine::general_purpose::STANDARD.decode(l).ok()?;
+            hashes.push(<[u8; 32]>::try_from(bytes.as_slice()).ok()?);
+        }
+        Some(ConsistencyProof {
+            old_size,
+            new_size,
+            hashes,
+            checkpoint: checkpoint.to_owned(),
+        })
+    }
+}
+
+/// Builds a consistency proof from tree size `old_size` to the latest
+/// checkpoint in the log.
+pub fn prove_consistency(path: &Path, old_size: u64) -> Result<ConsistencyProof> {
+    let log = read_leaves(path)?;
+    let Some((size, note)) = log.checkpoints.last() else {
+        return Err(Error::LogState {
+            path: path.to_path_buf(),
+            problem: LogStateProblem::NotCovered {
+                seq: old_size,
+                covered: 0,
+            },
+        });
+    };
+    if old_size > *size {
+        return Err(Error::LogState {
+            path: path.to_path_buf(),
+            problem: LogStateProblem::NotCovered {
+                seq: old_size,
+                covered: *size,
+            },
+        });
+    }
+    let hashes = merkle::consistency_proof(&log.leaves[..*size as usize], old_size)
+        .map_err(|e| Error::Usage(format!("cannot build the proof: {e}")))?;
+    Ok(ConsistencyProof {
+        old_size,
+        new_size: *size,
+        hashes,
+        checkpoint: note.clone(),
+    })
+}
+
+/// Two checkpoints of one log proven consistent: the newer tree extends the
+/// older one. Only [`verify_consistency_proof`] builds it.
+#[derive(Debug, Clone)]
+pub struct VerifiedConsistency {
+    old: Checkpoint,
+    new: Checkpoint,
+}
+
+impl VerifiedConsistency {
+    pub fn old(&self) -> &Checkpoint {
+        &self.old
+    }
+    pub fn new_checkpoint(&self) -> &Checkpoint {
+        &self.new
+    }
+}
+
+fn open_checkpoint(
+    note_text: &[u8],
+    trusted: &[VerifierKey],
+    seq: u64,
+) -> std::result::Result<Checkpoint, ProofError> {
+    let verified = note::open(note_text, trusted).map_err(|e| {
+        ProofError::Checkpoint(match e {
+            note::NoteError::BadSignature { name, key_id } => ChainError::BadSignature {
+                key_name: name,
+                key_id,
+            },
+            note::NoteError::UnknownKey { seen } => ChainError::UnknownKey { signers: seen },
+            _ => ChainError::BadCheckpoint {
+                seq,
+                problem: CheckpointProblem::Note,
+            },
+        })
+    })?;
+    note::checkpoint::parse(verified.text()).map_err(|_| {
+        ProofError::Checkpoint(ChainError::BadCheckpoint {
+            seq,
+            problem: CheckpointProblem::Body,
+        })
+    })
+}
+
+/// Verifies that the checkpoint in `proof_text` extends `old_note` (a signed
+/// checkpoint the auditor kept): both signed by trusted keys, same origin,
+/// the proof's sizes equal to the checkpoints', and the RFC 9162 §2.1.4.2
+/// consistency proof holds. Does not read the log.
+pub fn verify_consistency_proof(
+    proof_text: &[u8],
+    old_note: &[u8],
+    trusted: &[VerifierKey],
+) -> std::result::Result<VerifiedConsistency, ProofError> {
+    let proof = ConsistencyProof::parse(proof_text).ok_or(ProofError::Malformed)?;
+    let old = open_checkpoint(old_note, trusted, proof.old_size)?;
+    let new = open_checkpoint(proof.checkpoint.as_bytes(), trusted, proof.new_size)?;
+    if old.origin != new.origin {
+        return Err(ProofError::OriginMismatch {
+            record: old.origin.clone(),
+            checkpoint: new.origin.clone(),
+        });
+    }
+    if old.size != proof.old_size || new.size != proof.new_size {
+        return Err(ProofError::SizeMismatch {
+            old: old.size,
+            new: new.size,
+        });
+    }
+    merkle::verify_consistency(old.size, new.size, &old.root, &new.root, &proof.hashes)
+        .map_err(|_| ProofError::Inconsistent)?;
+    Ok(VerifiedConsistency { old, new })
 }

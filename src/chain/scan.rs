@@ -21,11 +21,13 @@ const READ_BLOCK: usize = 2 << 20;
 
 /// What a chunk scan needs to know besides the bytes.
 pub(crate) struct ScanContext<'a> {
-    /// Keys trusted from the start (given by the auditor).
-    pub trusted: &'a [VerifierKey],
+    /// Keys trusted from the start (given by the auditor), indexed.
+    pub trusted: &'a super::verify::KeyIndex,
     /// Tree sizes at which the compact range must be snapshotted (auditor
     /// checkpoints), sorted ascending, deduplicated.
     pub snapshot_sizes: &'a [u64],
+    /// Told how many bytes each read brought in.
+    pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
 }
 
 /// The outcome of checking a checkpoint note's signatures against the
@@ -132,7 +134,7 @@ pub(crate) fn scan_file_chunk(
     file_len: u64,
     ctx: &ScanContext<'_>,
 ) -> std::io::Result<ChunkScan> {
-    let mut reader = BlockReader::new(file, file_len);
+    let mut reader = BlockReader::new(file, file_len, ctx.progress);
     let mut scan = Scanner::new(ctx);
     let mut pos = start;
     if start > 0 {
@@ -423,18 +425,32 @@ impl<'c, 'a> Scanner<'c, 'a> {
         let signature = if self.ctx.trusted.is_empty() {
             SignatureCheck::NotChecked
         } else {
-            match note::open(body.note.as_bytes(), self.ctx.trusted) {
-                Ok(verified) => SignatureCheck::Verified(verified.verified_by().to_vec()),
-                Err(note::NoteError::BadSignature { name, key_id }) => {
-                    return Err(ChainError::BadSignature {
-                        key_name: name,
-                        key_id,
-                    });
-                }
-                Err(_) => SignatureCheck::Pending {
+            // Only the trusted keys that signed it (a fleet may come with
+            // thousands of keys).
+            let candidates: Vec<VerifierKey> = parsed
+                .signatures
+                .iter()
+                .filter_map(|s| self.ctx.trusted.get(&(s.name.clone(), s.key_id)).cloned())
+                .collect();
+            if candidates.is_empty() {
+                SignatureCheck::Pending {
                     note: body.note,
                     signers,
-                },
+                }
+            } else {
+                match note::open(body.note.as_bytes(), &candidates) {
+                    Ok(verified) => SignatureCheck::Verified(verified.verified_by().to_vec()),
+                    Err(note::NoteError::BadSignature { name, key_id }) => {
+                        return Err(ChainError::BadSignature {
+                            key_name: name,
+                            key_id,
+                        });
+                    }
+                    Err(_) => SignatureCheck::Pending {
+                        note: body.note,
+                        signers,
+                    },
+                }
             }
         };
         Ok(CheckpointEvent {
@@ -514,6 +530,7 @@ enum Line<'b> {
 /// out complete lines without copying them.
 struct BlockReader<'f> {
     file: &'f File,
+    progress: Option<&'f (dyn Fn(u64) + Sync)>,
     file_len: u64,
     buf: Vec<u8>,
     /// File offset of buf[0].
@@ -525,9 +542,10 @@ struct BlockReader<'f> {
 }
 
 impl<'f> BlockReader<'f> {
-    fn new(file: &'f File, file_len: u64) -> Self {
+    fn new(file: &'f File, file_len: u64, progress: Option<&'f (dyn Fn(u64) + Sync)>) -> Self {
         BlockReader {
             file,
+            progress,
             file_len,
             buf: Vec::new(),
             base: 0,
@@ -555,12 +573,17 @@ impl<'f> BlockReader<'f> {
             self.filled -= self.cursor;
             self.cursor = 0;
         }
-        let want = READ_BLOCK.max(self.filled + READ_BLOCK / 2);
+        let file_pos = self.base + self.filled as u64;
+        let remaining = self.file_len.saturating_sub(file_pos);
+        // Large blocks for large files, but never more than the file holds
+        // (a fleet has many small files).
+        let want = READ_BLOCK.max(self.filled + READ_BLOCK / 2).min(
+            self.filled
+                .saturating_add(usize::try_from(remaining).unwrap_or(usize::MAX)),
+        );
         if self.buf.len() < want {
             self.buf.resize(want, 0);
         }
-        let file_pos = self.base + self.filled as u64;
-        let remaining = self.file_len.saturating_sub(file_pos);
         let room =
             (self.buf.len() - self.filled).min(usize::try_from(remaining).unwrap_or(usize::MAX));
         if room == 0 {
@@ -578,6 +601,9 @@ impl<'f> BlockReader<'f> {
             got += n;
         }
         self.filled += got;
+        if let Some(p) = self.progress {
+            p(got as u64);
+        }
         Ok(got)
     }
 

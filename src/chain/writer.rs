@@ -90,33 +90,21 @@ impl LockedLog {
         };
         if len > 0 {
             log.read_last_record()?;
+        } else {
+            log.continue_from_rotated_segment()?;
         }
         Ok(log)
     }
 
     fn read_last_record(&mut self) -> Result<()> {
         let path = &self.path;
-        let want = self.len.min(record::MAX_LINE_LEN as u64 + 2);
-        let mut buf = vec![0u8; want as usize];
-        self.file
-            .read_exact_at(&mut buf, self.len - want)
-            .map_err(|e| Error::io(path, e))?;
-        if buf.last() != Some(&b'\n') {
-            let torn = buf
-                .iter()
-                .rev()
-                .position(|&b| b == b'\n')
-                .unwrap_or(buf.len());
-            return Err(state_error(
-                path,
-                LogStateProblem::TornTail { bytes: torn as u64 },
-            ));
-        }
-        let body = &buf[..buf.len() - 1];
-        let line = match memchr::memrchr(b'\n', body) {
-            Some(i) => &body[i + 1..],
-            None if want == self.len => body,
-            None => {
+        let line = last_line(&self.file, self.len).map_err(|e| Error::io(path, e))?;
+        let line = match line {
+            LastLine::Complete(l) => l,
+            LastLine::Torn(bytes) => {
+                return Err(state_error(path, LogStateProblem::TornTail { bytes }));
+            }
+            LastLine::TooLong => {
                 return Err(state_error(
                     path,
                     LogStateProblem::LastRecordInvalid(ChainError::LineTooLong {
@@ -125,7 +113,7 @@ impl LockedLog {
                 ));
             }
         };
-        let rec = record::parse_line(line)
+        let rec = record::parse_line(&line)
             .map_err(|e| state_error(path, LogStateProblem::LastRecordInvalid(e)))?;
         if rec.origin != self.origin.as_bytes() {
             return Err(state_error(
@@ -137,7 +125,36 @@ impl LockedLog {
             ));
         }
         self.next_seq = rec.seq + 1;
-        self.prev = leaf_hash(line);
+        self.prev = leaf_hash(&line);
+        Ok(())
+    }
+
+    /// A new (empty) log file continues the chain of the newest segment
+    /// rotated away from the same path: a sibling named `NAME.<suffix>` or
+    /// `NAME-<suffix>` (logrotate's numeric and date styles, or size-based
+    /// segments) whose last record has this origin.
+    fn continue_from_rotated_segment(&mut self) -> Result<()> {
+        let mut best: Option<(u64, Hash)> = None;
+        for other in rotated_siblings(&self.path) {
+            let Ok(file) = File::open(&other) else {
+                continue;
+            };
+            let Ok(len) = file.metadata().map(|m| m.len()) else {
+                continue;
+            };
+            if len > 0
+                && let Ok(LastLine::Complete(line)) = last_line(&file, len)
+                && let Ok(rec) = record::parse_line(&line)
+                && rec.origin == self.origin.as_bytes()
+                && best.is_none_or(|(seq, _)| rec.seq > seq)
+            {
+                best = Some((rec.seq, leaf_hash(&line)));
+            }
+        }
+        if let Some((seq, leaf)) = best {
+            self.next_seq = seq + 1;
+            self.prev = leaf;
+        }
         Ok(())
     }
 
@@ -206,6 +223,34 @@ impl LockedLog {
     }
 }
 
+pub(crate) enum LastLine {
+    Complete(Vec<u8>),
+    /// An incomplete final line of this many bytes.
+    Torn(u64),
+    TooLong,
+}
+
+/// The last line of a file of `len` bytes (which must be > 0).
+pub(crate) fn last_line(file: &File, len: u64) -> std::io::Result<LastLine> {
+    let want = len.min(record::MAX_LINE_LEN as u64 + 2);
+    let mut buf = vec![0u8; want as usize];
+    file.read_exact_at(&mut buf, len - want)?;
+    if buf.last() != Some(&b'\n') {
+        let torn = buf
+            .iter()
+            .rev()
+            .position(|&b| b == b'\n')
+            .unwrap_or(buf.len());
+        return Ok(LastLine::Torn(torn as u64));
+    }
+    buf.pop();
+    match memchr::memrchr(b'\n', &buf) {
+        Some(i) => Ok(LastLine::Complete(buf[i + 1..].to_vec())),
+        None if want == len => Ok(LastLine::Complete(buf)),
+        None => Ok(LastLine::TooLong),
+    }
+}
+
 /// `VOUCH_FAILPOINT=append_torn:N` makes the next append write only N bytes
 /// and then hang, so tests can kill the process mid-write deterministically.
 fn failpoint_torn_bytes() -> Option<usize> {
@@ -240,24 +285,70 @@ pub struct SignedCheckpoint {
 /// checkpoint roots; signatures are not checked since the writer may not
 /// hold every earlier key) and returns (records, root).
 fn verified_tree(log: &LockedLog) -> Result<(u64, Hash)> {
-    let report = verify::verify_files(std::slice::from_ref(&log.path), &VerifyOptions::default());
-    let Some(r) = report.logs.into_iter().next() else {
+    // The tree spans every segment rotated away from this path, too.
+    let mut files = rotated_siblings(&log.path);
+    files.push(log.path.clone());
+    let report = verify::verify_files(&files, &VerifyOptions::default());
+    let Some(r) = report
+        .logs
+        .into_iter()
+        .find(|r| r.segments.contains(&log.path))
+    else {
         return Err(Error::Usage("log vanished".into()));
     };
     if let Some(e) = r.error {
         return Err(Error::io(&log.path, std::io::Error::other(e)));
     }
     if let Some(f) = r.failure {
-        return Err(state_error(&log.path, LogStateProblem::Invalid(f.error)));
+        return Err(state_error(&f.path, LogStateProblem::Invalid(f.error)));
     }
     if let Some(bytes) = r.torn_tail {
         return Err(state_error(&log.path, LogStateProblem::TornTail { bytes }));
+    }
+    if r.origin.as_deref().is_some_and(|o| o != log.origin) {
+        return Err(state_error(
+            &log.path,
+            LogStateProblem::OriginMismatch {
+                log: r.origin.unwrap_or_default(),
+                key: log.origin.clone(),
+            },
+        ));
     }
     let root = r
         .verified
         .map(|v| v.root())
         .unwrap_or_else(crate::merkle::empty_root);
     Ok((r.records, root))
+}
+
+/// Files beside `path` named `NAME.<suffix>` or `NAME-<suffix>`: segments
+/// rotated away from it (logrotate's numeric and date styles, size-based
+/// segments). Which of them belong to the log is decided by origin.
+fn rotated_siblings(path: &Path) -> Vec<PathBuf> {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return Vec::new();
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter(|e| {
+            e.file_name().to_str().is_some_and(|other| {
+                other.strip_prefix(name).is_some_and(|suffix| {
+                    suffix.len() > 1 && (suffix.starts_with('.') || suffix.starts_with('-'))
+                })
+            })
+        })
+        .map(|e| dir.join(e.file_name()))
+        .collect();
+    out.sort();
+    out
 }
 
 fn checkpoint_text(origin: &str, size: u64, root: &Hash, extensions: Vec<String>) -> Checkpoint {

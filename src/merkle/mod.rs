@@ -176,20 +176,28 @@ impl fmt::Display for Hex<'_> {
 }
 
 /// Leaf hash of RFC 6962 §2.1: `SHA-256(0x00 || data)`.
+///
+/// This is the verifier's hot path (one call per record), so it uses ring's
+/// SHA-256, whose SHA-NI code measured about 25% faster than the sha2
+/// crate's on this project's benchmark (docs/PERFORMANCE.md).
 pub fn leaf_hash(data: &[u8]) -> Hash {
-    let mut h = Sha256::new();
-    h.update([0x00]);
+    let mut h = ring::digest::Context::new(&ring::digest::SHA256);
+    h.update(&[0x00]);
     h.update(data);
-    h.finalize().into()
+    let mut out = [0u8; 32];
+    out.copy_from_slice(h.finish().as_ref());
+    out
 }
 
 /// Interior node hash of RFC 6962 §2.1: `SHA-256(0x01 || left || right)`.
 pub fn node_hash(left: &Hash, right: &Hash) -> Hash {
-    let mut h = Sha256::new();
-    h.update([0x01]);
-    h.update(left);
-    h.update(right);
-    h.finalize().into()
+    let mut block = [0u8; 65];
+    block[0] = 0x01;
+    block[1..33].copy_from_slice(left);
+    block[33..].copy_from_slice(right);
+    let mut out = [0u8; 32];
+    out.copy_from_slice(ring::digest::digest(&ring::digest::SHA256, &block).as_ref());
+    out
 }
 
 /// Root of the empty tree (RFC 6962 §2.1): `SHA-256("")`.

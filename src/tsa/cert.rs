@@ -356,10 +356,19 @@ pub(crate) fn name_text(raw: &[u8]) -> String {
                 _ => String::from_utf8_lossy(value.value).into_owned(),
             };
             let label = attr_label(&id).map(str::to_string).unwrap_or(id);
-            parts.push(format!("{label}={text}"));
+            parts.push(format!("{label}={}", printable(&text)));
         }
     }
     parts.join(", ")
+}
+
+/// Replaces control characters in token-supplied text, so that names and
+/// status strings cannot break one-line error messages or tables.
+pub(crate) fn printable(text: &str) -> String {
+    text.chars()
+        .take(256)
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect()
 }
 
 /// Splits a PEM or DER buffer into certificate DERs. PEM may hold several

@@ -152,7 +152,7 @@ pub(crate) fn general_name_text(raw: &[u8]) -> String {
     match asn1::single(raw, "GeneralName") {
         Ok(t) if t.tag == ctx_cons(4) => name_text(t.value),
         Ok(t) if matches!(t.tag, 0x81 | 0x82 | 0x86) => {
-            String::from_utf8_lossy(t.value).into_owned()
+            super::cert::printable(&String::from_utf8_lossy(t.value))
         }
         Ok(t) => format!("[{}] {}", t.tag & 0x1f, asn1::hex(t.value)),
         Err(_) => "<undecodable>".to_string(),

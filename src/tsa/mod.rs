@@ -178,12 +178,16 @@ impl Expected {
 ///
 /// A store also remembers certificate signatures it has already checked
 /// successfully (keyed by SHA-256 over both certificates and the SHA-1
-/// policy), so a batch of tokens from one TSA checks its chain once.
+/// policy) and the certificates it has decoded (keyed by SHA-256 of their
+/// DER), so a batch of tokens from one TSA checks its chain once. Both
+/// memories are bounded; a clone shares them.
 #[derive(Clone, Debug, Default)]
 pub struct TrustStore {
     anchors: Vec<Cert>,
     untrusted: Vec<Cert>,
     verified: std::sync::Arc<std::sync::Mutex<std::collections::HashSet<[u8; 32]>>>,
+    parsed:
+        std::sync::Arc<std::sync::Mutex<std::collections::HashMap<[u8; 32], std::sync::Arc<Cert>>>>,
 }
 
 /// Most remembered certificate signatures per store.
@@ -198,6 +202,23 @@ impl TrustStore {
         h.update(&issuer.der);
         h.update([u8::from(allow_sha1)]);
         h.finalize().into()
+    }
+
+    /// Decodes an embedded certificate, reusing an earlier decoding of the
+    /// same bytes (keys are expensive to set up).
+    pub(crate) fn decode_cert(&self, der: &[u8]) -> Result<std::sync::Arc<Cert>, TsaError> {
+        use sha2::Digest;
+        let key: [u8; 32] = sha2::Sha256::digest(der).into();
+        if let Some(c) = self.parsed.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return Ok(c);
+        }
+        let cert = std::sync::Arc::new(Cert::from_der(der)?);
+        if let Ok(mut m) = self.parsed.lock()
+            && m.len() < MAX_VERIFIED_CACHE
+        {
+            m.insert(key, cert.clone());
+        }
+        Ok(cert)
     }
 
     pub(crate) fn seen_valid(&self, child: &Cert, issuer: &Cert, allow_sha1: bool) -> bool {
@@ -320,5 +341,59 @@ pub(crate) fn token_der(bytes: &[u8], limits: &Limits) -> Result<Vec<u8>, TsaErr
         Some(mut blocks) if blocks.len() == 1 => Ok(blocks.remove(0)),
         Some(_) => Err(TsaError::Malformed { part: "PEM" }),
         None => Ok(bytes.to_vec()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digest_argument_parses_and_checks_length() {
+        let hex64 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+        match ExpectedImprint::parse_digest(&format!("sha256:{hex64}")) {
+            Some(ExpectedImprint::Digest { alg, digest }) => {
+                assert_eq!(alg, HashAlg::Sha256);
+                assert_eq!(digest.len(), 32);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(ExpectedImprint::parse_digest(&format!("sha384:{hex64}")).is_none());
+        assert!(ExpectedImprint::parse_digest("md5:00").is_none());
+        assert!(ExpectedImprint::parse_digest(hex64).is_none());
+    }
+
+    #[test]
+    fn pem_blocks_are_filtered_by_label() {
+        let pem = b"-----BEGIN CERTIFICATE-----\nAQID\n-----END CERTIFICATE-----\n\
+                    -----BEGIN PKCS7-----\nBAUG\n-----END PKCS7-----\n";
+        assert_eq!(pem_blocks(pem, "CERTIFICATE").unwrap(), vec![vec![1, 2, 3]]);
+        assert_eq!(pem_blocks(pem, "").unwrap().len(), 2);
+        assert!(pem_blocks(b"\x30\x00", "").is_none());
+        // A PEM token file must hold exactly one block.
+        assert!(token_der(pem, &Limits::default()).is_err());
+    }
+
+    #[test]
+    fn oversized_input_is_rejected_before_parsing() {
+        let limits = Limits {
+            max_token_size: 4,
+            ..Limits::default()
+        };
+        assert_eq!(token_der(&[0; 5], &limits).unwrap_err().code(), "too_large");
+    }
+
+    #[test]
+    fn an_empty_trust_store_trusts_nothing() {
+        let store = TrustStore::new();
+        assert_eq!(store.anchor_count(), 0);
+        let err = verify_token(
+            b"not a token",
+            &Expected::imprint(ExpectedImprint::Data(DataDigests::from_bytes(b""))),
+            &store,
+            &VerifyOptions::default(),
+        )
+        .unwrap_err();
+        assert_eq!(err.code(), "malformed_token");
     }
 }

@@ -200,7 +200,7 @@ fn parse_status(seq: &Tlv<'_>) -> Result<StatusInfo, TsaError> {
         while !tr.is_empty() {
             let s = tr.read_tag(0x0c, PART)?;
             if text.len() < 16 {
-                text.push(String::from_utf8_lossy(s.value).chars().take(512).collect());
+                text.push(super::cert::printable(&String::from_utf8_lossy(s.value)));
             }
         }
     }

@@ -141,13 +141,17 @@ fn verify_signed(
             sid: sid_kind,
         });
     }
-    let embedded: Vec<Cert> = token
+    let embedded: Vec<std::sync::Arc<Cert>> = token
         .certs
         .iter()
-        .map(|d| Cert::from_der(d))
+        .map(|d| trust.decode_cert(d))
         .collect::<Result<_, _>>()?;
     // Everything that may name the signer: embedded, untrusted, anchors.
-    let pool: Vec<&Cert> = embedded.iter().chain(trust.untrusted.iter()).collect();
+    let pool: Vec<&Cert> = embedded
+        .iter()
+        .map(|c| c.as_ref())
+        .chain(trust.untrusted.iter())
+        .collect();
     let candidates: Vec<&Cert> = pool
         .iter()
         .copied()
@@ -229,7 +233,8 @@ fn verify_signed(
     if ess_v1.is_none() && ess_v2.is_none() {
         return Err(TsaError::EssMissing);
     }
-    let mut ess_ids: Vec<EssCertId> = Vec::new();
+    // Further ids, with whether SHA-1 is acceptable for them (always in v1).
+    let mut ess_ids: Vec<(EssCertId, bool)> = Vec::new();
     for (value, v2) in [(ess_v2, true), (ess_v1, false)] {
         let Some(value) = value else { continue };
         let ids = token::parse_ess(&value, v2)?;
@@ -239,7 +244,8 @@ fn verify_signed(
                 what: "signer certificate",
             })
         })?;
-        ess_ids.extend(ids.into_iter().skip(1).map(|id| (id, v2)).map(|(id, _)| id));
+        let sha1_ok = opts.allow_sha1 || !v2;
+        ess_ids.extend(ids.into_iter().skip(1).map(|id| (id, sha1_ok)));
     }
 
     // RFC 3161 §2.4.2: TSTInfo.
@@ -292,11 +298,11 @@ fn verify_signed(
     let path = path::build(signer, &pool, trust, at, opts.allow_sha1, &opts.limits)?;
 
     // Further ESS ids must identify certificates of the path (RFC 5035 §5.4).
-    for (i, id) in ess_ids.iter().enumerate() {
+    for (i, (id, sha1_ok)) in ess_ids.iter().enumerate() {
         let ok = path
             .certs
             .iter()
-            .any(|c| matches!(ess_matches(id, c, true), Ok(())));
+            .any(|c| ess_matches(id, c, *sha1_ok).is_ok());
         if !ok {
             return Err(TsaError::EssMismatch {
                 index: i + 1,

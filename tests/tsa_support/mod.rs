@@ -357,6 +357,19 @@ pub struct LocalTsa {
     pub requests: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
+/// How the local TSA misbehaves, if at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Answers every request.
+    Normal,
+    /// Answers the first `n` requests with HTTP 503.
+    FailFirst(usize),
+    /// Answers with more than 1 MiB.
+    Oversized,
+    /// Answers a different request (another nonce) for the same data.
+    OtherRequest,
+}
+
 impl LocalTsa {
     /// Serves until the process exits. `digest` is the signer digest.
     pub fn start(
@@ -365,8 +378,20 @@ impl LocalTsa {
         chain: Option<Identity>,
         digest: &'static str,
     ) -> Self {
+        Self::start_with(pki_dir, tsa, chain, digest, Mode::Normal)
+    }
+
+    /// Serves until the process exits, misbehaving as `mode` says.
+    pub fn start_with(
+        pki_dir: PathBuf,
+        tsa: Identity,
+        chain: Option<Identity>,
+        digest: &'static str,
+        mode: Mode,
+    ) -> Self {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/tsr", listener.local_addr().unwrap());
+        let port = listener.local_addr().unwrap().port();
+        let url = format!("http://127.0.0.1:{port}/tsr");
         let requests = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let count = requests.clone();
         std::thread::spawn(move || {
@@ -374,9 +399,45 @@ impl LocalTsa {
                 let Ok(mut stream) = stream else { continue };
                 count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 let body = read_http_body(&mut stream);
-                let q = pki_dir.join(format!("http{i}.tsq"));
-                let out = pki_dir.join(format!("http{i}.tsr"));
-                std::fs::write(&q, &body).unwrap();
+                let fail = match mode {
+                    Mode::FailFirst(n) => i < n,
+                    _ => false,
+                };
+                if fail {
+                    let _ = stream.write_all(
+                        b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                    );
+                    continue;
+                }
+                if mode == Mode::Oversized {
+                    let big = vec![0u8; 1024 * 1024 + 1];
+                    let head = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/timestamp-reply\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                        big.len()
+                    );
+                    let _ = stream.write_all(head.as_bytes());
+                    let _ = stream.write_all(&big);
+                    continue;
+                }
+                let q = pki_dir.join(format!("http{port}-{i}.tsq"));
+                let out = pki_dir.join(format!("http{port}-{i}.tsr"));
+                if mode == Mode::OtherRequest {
+                    let data = pki_dir.join("data.txt");
+                    let other = openssl(
+                        &pki_dir,
+                        &[
+                            "ts",
+                            "-query",
+                            "-data",
+                            data.to_str().unwrap(),
+                            "-sha256",
+                            "-cert",
+                        ],
+                    );
+                    std::fs::write(&q, other).unwrap();
+                } else {
+                    std::fs::write(&q, &body).unwrap();
+                }
                 let mut cmd = Command::new("openssl");
                 cmd.current_dir(&pki_dir).args([
                     "ts",
@@ -671,6 +732,8 @@ pub struct TokenSpec {
     pub status: Option<u64>,
     pub include_token: bool,
     pub indefinite: bool,
+    /// eContent as a BER constructed OCTET STRING in two chunks.
+    pub chunked_content: bool,
 }
 
 impl TokenSpec {
@@ -713,6 +776,7 @@ impl TokenSpec {
             status: Some(0),
             include_token: true,
             indefinite: false,
+            chunked_content: false,
         }
     }
 
@@ -872,7 +936,13 @@ impl TokenSpec {
             infos.push(si);
         }
         let mut encap = vec![oid(&self.econtent_type)];
-        if self.include_content {
+        if self.include_content && self.chunked_content {
+            let (a, b) = tst.split_at(tst.len() / 2);
+            encap.push(der(
+                0xa0,
+                &ber_indefinite(0x24, &[octets(a), octets(b)].concat()),
+            ));
+        } else if self.include_content {
             encap.push(der(0xa0, &octets(&tst)));
         }
         let certs: Vec<&[u8]> = self.embed.iter().map(Vec::as_slice).collect();

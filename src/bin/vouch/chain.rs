@@ -8,6 +8,7 @@ use serde_json::json;
 use std::io::{BufRead, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use vouch::chain::state::{Recheck, VerifyState};
 use vouch::chain::{self, LogReport, LogStatus, RepairOutcome, keys, verify, writer};
 use vouch::{Error, Result};
 
@@ -78,22 +79,108 @@ pub struct VerifyArgs {
     /// A checkpoint kept earlier: the log must contain and extend it (repeatable).
     #[arg(long)]
     checkpoint: Vec<PathBuf>,
+    /// table for people, json (one document), ndjson (one line per log as it finishes, then a summary line).
     #[arg(long, value_enum, default_value_t)]
-    format: Format,
+    format: VerifyFormat,
     /// Also fail (exit 1) on partial and unauthenticated logs.
     #[arg(long)]
     strict: bool,
+    /// Incremental audit: remember verified logs in FILE and verify only what is new next time.
+    #[arg(long, value_name = "FILE")]
+    state: Option<PathBuf>,
+    /// With --state: how much of the already-verified part to re-check.
+    #[arg(long, value_enum, default_value_t = RecheckArg::Rolling)]
+    recheck: RecheckArg,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Default)]
+pub enum VerifyFormat {
+    #[default]
+    Table,
+    Json,
+    Ndjson,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RecheckArg {
+    /// The last verified range and a rolling window as large as the new data.
+    Rolling,
+    /// Everything verified before.
+    All,
 }
 
 #[derive(clap::Args)]
 pub struct ProveArgs {
     log: PathBuf,
-    /// The record to prove.
-    #[arg(long)]
-    seq: u64,
+    /// Inclusion proof (C2SP tlog-proof) for this record.
+    #[arg(
+        long,
+        conflicts_with = "consistency_from",
+        required_unless_present = "consistency_from"
+    )]
+    seq: Option<u64>,
+    /// Consistency proof from this tree size to the log's latest checkpoint.
+    #[arg(long, value_name = "OLD_SIZE")]
+    consistency_from: Option<u64>,
     /// Write the proof here instead of stdout.
     #[arg(long)]
     out: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct VerifyConsistencyArgs {
+    /// The consistency proof file (`vouch prove --consistency-from`).
+    proof: PathBuf,
+    /// The older signed checkpoint, as kept by the auditor.
+    #[arg(long)]
+    old: PathBuf,
+    #[arg(long = "pub", value_name = "KEY.pub", required = true)]
+    pubkeys: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+pub fn verify_consistency(args: VerifyConsistencyArgs) -> ExitCode {
+    let format = args.format;
+    finish(
+        (|| {
+            let trusted = load_keys(&args.pubkeys)?;
+            let proof = verify::read_small_file(&args.proof, 2 << 20)?;
+            let old = verify::read_small_file(&args.old, 1 << 20)?;
+            let result = chain::proof::verify_consistency_proof(&proof, &old, &trusted);
+            let (code, value) = match &result {
+                Ok(v) => (
+                    EXIT_VERIFIED,
+                    json!({
+                        "verified": true,
+                        "origin": v.old().origin,
+                        "old_size": v.old().size,
+                        "new_size": v.new_checkpoint().size,
+                        "new_root": vouch::hex::encode(&v.new_checkpoint().root),
+                    }),
+                ),
+                Err(e) => (
+                    EXIT_REJECTED,
+                    json!({ "verified": false, "reason": e.code(), "message": e.to_string() }),
+                ),
+            };
+            match (format, &result) {
+                (Format::Json, _) => output::print_json(&value),
+                (Format::Table, Ok(v)) => output::print_stdout(&format!(
+                    "verified: {} at size {} extends the checkpoint at size {}",
+                    v.old().origin,
+                    v.new_checkpoint().size,
+                    v.old().size
+                )),
+                (Format::Table, Err(e)) => eprintln!("vouch: rejected ({}): {e}", e.code()),
+            }
+            Ok(ExitCode::from(code))
+        })(),
+        format,
+    )
 }
 
 #[derive(clap::Args)]
@@ -302,7 +389,10 @@ fn load_keys(paths: &[PathBuf]) -> Result<Vec<vouch::note::VerifierKey>> {
 }
 
 pub fn verify(args: VerifyArgs) -> ExitCode {
-    let format = args.format;
+    let format = match args.format {
+        VerifyFormat::Table => Format::Table,
+        VerifyFormat::Json | VerifyFormat::Ndjson => Format::Json,
+    };
     finish(
         (|| {
             let trusted = load_keys(&args.pubkeys)?;
@@ -311,16 +401,55 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
                 .iter()
                 .map(|p| verify::load_auditor_checkpoint(p, &trusted))
                 .collect::<Result<Vec<_>>>()?;
-            let opts = chain::VerifyOptions {
+            let state = match &args.state {
+                Some(p) => Some(std::sync::Arc::new(VerifyState::load(p)?)),
+                None => None,
+            };
+            let files = verify::collect_log_files(&args.paths)?;
+            let bar = progress_bar(&files, args.format);
+            let mut opts = chain::VerifyOptions {
                 trusted,
                 checkpoints,
+                save_state: args.state.is_some(),
+                state,
+                recheck: match args.recheck {
+                    RecheckArg::Rolling => Recheck::Rolling,
+                    RecheckArg::All => Recheck::All,
+                },
                 ..Default::default()
             };
-            let report = verify::verify_paths(&args.paths, &opts)?;
+            if let Some(bar) = &bar {
+                let bar = bar.clone();
+                opts.progress = Some(verify::Progress(std::sync::Arc::new(move |n| bar.inc(n))));
+            }
+            let streaming = args.format == VerifyFormat::Ndjson;
+            let on_log = |log: &LogReport| {
+                if streaming {
+                    output::print_stdout(&log_json(log).to_string());
+                }
+            };
+            let run = || verify::verify_files_streaming(&files, &opts, &on_log);
+            let report = match args.threads {
+                Some(n) => rayon::ThreadPoolBuilder::new()
+                    .num_threads(n.max(1))
+                    .build()
+                    .map_err(|e| Error::Usage(format!("cannot start {n} threads: {e}")))?
+                    .install(run),
+                None => run(),
+            };
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
+            if let Some(p) = &args.state {
+                report.state.save(p)?;
+            }
             let code = report.exit_code(args.strict);
-            match format {
-                Format::Json => output::print_json(&fleet_json(&report, code)),
-                Format::Table => output::print_stdout(&fleet_table(&report)),
+            match args.format {
+                VerifyFormat::Json => print_fleet_json(&report, code),
+                VerifyFormat::Ndjson => output::print_stdout(
+                    &json!({ "summary": summary_json(&report), "exit_code": code }).to_string(),
+                ),
+                VerifyFormat::Table => output::print_stdout(&fleet_table(&report)),
             }
             Ok(ExitCode::from(code))
         })(),
@@ -328,9 +457,34 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
     )
 }
 
+/// A byte-count progress bar on stderr, only for people at a terminal.
+fn progress_bar(files: &[PathBuf], format: VerifyFormat) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if format != VerifyFormat::Table || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let total: u64 = files
+        .iter()
+        .filter_map(|f| std::fs::metadata(f).ok())
+        .map(|m| m.len())
+        .sum();
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(total),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{spinner} verifying {bytes}/{total_bytes} [{wide_bar}] {bytes_per_sec} eta {eta}",
+    ) {
+        bar.set_style(style);
+    }
+    Some(bar)
+}
+
 fn log_json(log: &LogReport) -> serde_json::Value {
     json!({
         "path": log.path.display().to_string(),
+        "segments": log.segments.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        "resumed_from": log.resumed_from,
         "origin": log.origin,
         "status": log.status,
         "bytes": log.bytes,
@@ -342,6 +496,7 @@ fn log_json(log: &LogReport) -> serde_json::Value {
         "failure": log.failure.as_ref().map(|f| json!({
             "reason": f.error.code(),
             "seq": f.seq,
+            "path": f.path.display().to_string(),
             "line": f.line,
             "offset": f.offset,
             "message": f.error.to_string(),
@@ -351,23 +506,41 @@ fn log_json(log: &LogReport) -> serde_json::Value {
     })
 }
 
-fn fleet_json(report: &verify::FleetReport, code: u8) -> serde_json::Value {
+fn summary_json(report: &verify::FleetReport) -> serde_json::Value {
     let count = |s: LogStatus| report.logs.iter().filter(|l| l.status == s).count();
     json!({
-        "format": "vouch-verify/1",
-        "logs": report.logs.iter().map(log_json).collect::<Vec<_>>(),
-        "summary": {
-            "logs": report.logs.len(),
-            "valid": count(LogStatus::Valid),
-            "invalid": count(LogStatus::Invalid),
-            "partial": count(LogStatus::Partial),
-            "unauthenticated": count(LogStatus::Unauthenticated),
-            "error": count(LogStatus::Error),
-            "records": report.logs.iter().map(|l| l.records).sum::<u64>(),
-            "bytes": report.logs.iter().map(|l| l.bytes).sum::<u64>(),
-        },
-        "exit_code": code,
+        "logs": report.logs.len(),
+        "valid": count(LogStatus::Valid),
+        "invalid": count(LogStatus::Invalid),
+        "partial": count(LogStatus::Partial),
+        "unauthenticated": count(LogStatus::Unauthenticated),
+        "error": count(LogStatus::Error),
+        "records": report.logs.iter().map(|l| l.records).sum::<u64>(),
+        "bytes": report.logs.iter().map(|l| l.bytes).sum::<u64>(),
     })
+}
+
+/// Writes the `--format json` document, one log at a time (a fleet report
+/// can hold many thousands of logs).
+fn print_fleet_json(report: &verify::FleetReport, code: u8) {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut write = || -> std::io::Result<()> {
+        out.write_all(b"{\"format\":\"vouch-verify/1\",\"logs\":[")?;
+        for (i, log) in report.logs.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            out.write_all(b"\n")?;
+            serde_json::to_writer(&mut out, &log_json(log))?;
+        }
+        out.write_all(b"\n],\"summary\":")?;
+        serde_json::to_writer(&mut out, &summary_json(report))?;
+        writeln!(out, ",\"exit_code\":{code}}}")?;
+        out.flush()
+    };
+    // A closed pipe is not an error.
+    let _ = write();
 }
 
 fn status_cell(status: LogStatus) -> Cell {
@@ -416,8 +589,12 @@ fn fleet_table(report: &verify::FleetReport) -> String {
         "log", "origin", "status", "records", "covered", "detail",
     ]);
     for log in &report.logs {
+        let name = match log.segments.len() {
+            0 | 1 => log.path.display().to_string(),
+            n => format!("{} (+{} segments)", log.path.display(), n - 1),
+        };
         table.add_row(vec![
-            Cell::new(log.path.display()),
+            Cell::new(name),
             Cell::new(log.origin.as_deref().unwrap_or("-")),
             status_cell(log.status),
             Cell::new(log.records),
@@ -444,8 +621,13 @@ fn fleet_table(report: &verify::FleetReport) -> String {
 pub fn prove(args: ProveArgs) -> ExitCode {
     finish(
         (|| {
-            let proof = chain::proof::prove_inclusion(&args.log, args.seq)?;
-            let text = proof.to_text();
+            let text = match (args.seq, args.consistency_from) {
+                (Some(seq), _) => chain::proof::prove_inclusion(&args.log, seq)?.to_text(),
+                (None, Some(old)) => chain::proof::prove_consistency(&args.log, old)?.to_text(),
+                (None, None) => {
+                    return Err(Error::Usage("give --seq or --consistency-from".into()));
+                }
+            };
             match &args.out {
                 Some(out) => std::fs::write(out, text.as_bytes()).map_err(|e| Error::io(out, e))?,
                 None => output::print_stdout(&text),

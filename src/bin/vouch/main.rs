@@ -42,6 +42,8 @@ enum Command {
     Anchor(anchor::AnchorCmd),
     /// Make a self-contained evidence receipt for a record; `receipt verify`.
     Receipt(receipt::ReceiptCmd),
+    /// Verify that a log's newer checkpoint extends one kept earlier.
+    VerifyConsistency(chain::VerifyConsistencyArgs),
     /// RFC 3161 time stamps: request, verify, show.
     #[command(subcommand)]
     Tsa(tsa::TsaCommand),
@@ -60,6 +62,7 @@ fn main() -> ExitCode {
         Command::VerifyProof(a) => chain::verify_proof(a),
         Command::Anchor(a) => anchor::run(a),
         Command::Receipt(a) => receipt::run(a),
+        Command::VerifyConsistency(a) => chain::verify_consistency(a),
         Command::Tsa(cmd) => tsa::run(cmd),
     }
 }

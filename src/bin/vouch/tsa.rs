@@ -208,32 +208,44 @@ fn verify(a: VerifyArgs) -> ExitCode {
             Err(e) => output::report_error(&e, a.format),
         };
     }
-    // Batch: one line per token; the worst outcome decides the exit code.
-    let mut worst = output::EXIT_VERIFIED;
-    let mut rows = Vec::new();
-    for path in &a.tokens {
-        let result = read(path).and_then(|bytes| {
-            tsa::verify_token(&bytes, &expected, &trust, &opts).map_err(Error::from)
-        });
-        let row = match result {
-            Ok(v) => serde_json::json!({
-                "token": path, "valid": true, "gen_time": v.gen_time(),
-                "tsa": v.signer().subject,
-            }),
-            Err(e) => {
-                let code = if e.is_rejection() {
-                    output::EXIT_REJECTED
-                } else {
-                    output::EXIT_ERROR
-                };
-                worst = worst.max(code);
-                serde_json::json!({
-                    "token": path, "valid": false, "code": e.code(), "message": e.to_string(),
-                })
+    // Batch: one row per token, verified in parallel, reported in order;
+    // the worst outcome decides the exit code.
+    use rayon::prelude::*;
+    let results: Vec<(serde_json::Value, u8)> = a
+        .tokens
+        .par_iter()
+        .map(|path| {
+            let result = read(path).and_then(|bytes| {
+                tsa::verify_token(&bytes, &expected, &trust, &opts).map_err(Error::from)
+            });
+            match result {
+                Ok(v) => (
+                    serde_json::json!({
+                        "token": path, "valid": true, "gen_time": v.gen_time(),
+                        "tsa": v.signer().subject,
+                    }),
+                    output::EXIT_VERIFIED,
+                ),
+                Err(e) => {
+                    let code = if e.is_rejection() {
+                        output::EXIT_REJECTED
+                    } else {
+                        output::EXIT_ERROR
+                    };
+                    let row = serde_json::json!({
+                        "token": path, "valid": false, "code": e.code(), "message": e.to_string(),
+                    });
+                    (row, code)
+                }
             }
-        };
-        rows.push(row);
-    }
+        })
+        .collect();
+    let worst = results
+        .iter()
+        .map(|(_, c)| *c)
+        .max()
+        .unwrap_or(output::EXIT_VERIFIED);
+    let rows: Vec<serde_json::Value> = results.into_iter().map(|(r, _)| r).collect();
     match a.format {
         Format::Json => {
             output::print_json(&serde_json::json!({ "results": rows, "exit_code": worst }))

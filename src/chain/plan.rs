@@ -1,0 +1,139 @@
+//! Planning a verification run: which files form which log, and how each
+//! file is cut into byte ranges.
+//!
+//! A log may be one file or several *segments* (rotated by size, or renamed
+//! by logrotate). Files are grouped by the origin of their first record and
+//! ordered by that record's seq, so segment names never matter: a missing
+//! segment shows up as a `seq_gap` where the chain resumes, and segments
+//! renamed out of order are put back in order. Files are not held open
+//! between planning and scanning (a fleet can be larger than the process's
+//! file-descriptor limit): each range is scanned with its own open.
+
+use super::record::{self, MAX_LINE_LEN};
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::PathBuf;
+
+/// One file as found at the start of the run.
+#[derive(Debug, Clone)]
+pub(crate) struct FilePlan {
+    pub path: PathBuf,
+    /// Size at the start of the run; bytes appended later are not verified.
+    pub len: u64,
+    pub dev: u64,
+    pub ino: u64,
+    /// Origin and seq of the first record, when the first line is a record.
+    pub head: Option<(String, u64)>,
+    /// Why the file could not be read.
+    pub error: Option<String>,
+}
+
+/// One log: one or more segment files, in chain order.
+#[derive(Debug, Clone)]
+pub(crate) struct LogPlan {
+    pub origin: Option<String>,
+    pub segments: Vec<FilePlan>,
+}
+
+/// Stats the file and reads its first line.
+pub(crate) fn plan_file(path: &PathBuf) -> FilePlan {
+    let mut plan = FilePlan {
+        path: path.clone(),
+        len: 0,
+        dev: 0,
+        ino: 0,
+        head: None,
+        error: None,
+    };
+    let result = (|| -> std::io::Result<()> {
+        let file = std::fs::File::open(path)?;
+        let meta = file.metadata()?;
+        plan.len = meta.len();
+        plan.dev = meta.dev();
+        plan.ino = meta.ino();
+        let mut buf = vec![0u8; plan.len.min(4 << 10) as usize];
+        loop {
+            let n = file.read_at(&mut buf, 0)?;
+            let got = &buf[..n];
+            if let Some(end) = memchr::memchr(b'\n', got) {
+                if let Ok(rec) = record::parse_line(&got[..end]) {
+                    plan.head = Some((rec.origin_str().to_owned(), rec.seq));
+                }
+                return Ok(());
+            }
+            if n < buf.len() || buf.len() > MAX_LINE_LEN || buf.len() as u64 >= plan.len {
+                return Ok(());
+            }
+            buf.resize(
+                (buf.len() * 4).min(MAX_LINE_LEN + 1).min(plan.len as usize),
+                0,
+            );
+        }
+    })();
+    if let Err(e) = result {
+        plan.error = Some(e.to_string());
+    }
+    plan
+}
+
+/// Groups planned files into logs: same origin → segments of one log,
+/// ordered by first seq (then path); files without a readable first record
+/// are logs of their own.
+pub(crate) fn group(plans: Vec<FilePlan>) -> Vec<LogPlan> {
+    let mut by_origin: std::collections::BTreeMap<String, Vec<FilePlan>> = Default::default();
+    let mut logs = Vec::new();
+    for p in plans {
+        match &p.head {
+            Some((origin, _)) if p.error.is_none() => {
+                by_origin.entry(origin.clone()).or_default().push(p)
+            }
+            _ => logs.push(LogPlan {
+                origin: None,
+                segments: vec![p],
+            }),
+        }
+    }
+    for (origin, mut segments) in by_origin {
+        segments.sort_by(|a, b| {
+            let sa = a.head.as_ref().map_or(0, |h| h.1);
+            let sb = b.head.as_ref().map_or(0, |h| h.1);
+            sa.cmp(&sb).then_with(|| a.path.cmp(&b.path))
+        });
+        logs.push(LogPlan {
+            origin: Some(origin),
+            segments,
+        });
+    }
+    logs
+}
+
+/// Cuts `[start, len)` into ranges of about `chunk` bytes.
+pub(crate) fn ranges(start: u64, len: u64, chunk: u64) -> Vec<(u64, u64)> {
+    let chunk = chunk.max(1 << 12);
+    if start >= len {
+        return vec![(start, len.max(start))];
+    }
+    let mut out = Vec::new();
+    let mut s = start;
+    while s < len {
+        let e = (s + chunk).min(len);
+        out.push((s, e));
+        s = e;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_cover_exactly() {
+        assert_eq!(
+            ranges(0, 10_000, 4096),
+            vec![(0, 4096), (4096, 8192), (8192, 10_000)]
+        );
+        assert_eq!(ranges(0, 0, 4096), vec![(0, 0)]);
+        assert_eq!(ranges(5000, 5000, 4096), vec![(5000, 5000)]);
+        assert_eq!(ranges(100, 5000, 4096), vec![(100, 4196), (4196, 5000)]);
+    }
+}

@@ -1,0 +1,158 @@
+//! Incremental audits: what `vouch verify --state FILE` remembers about each
+//! log between runs, so the next run verifies only what is new.
+//!
+//! For each log (by origin) the state keeps: the segment files verified
+//! (path, device, inode, verified length), the compact Merkle range of every
+//! record so far, the last record's seq and leaf hash, the keys trusted at
+//! the end (after rotations), the last checkpoint, and, for every byte range
+//! scanned, that range's own compact range ("range digests").
+//!
+//! How a later run still catches changes to the part already verified:
+//! - a segment replaced by another file (new inode, as `sed -i` or an editor
+//!   does) or shorter than before: the log is verified in full again;
+//! - new records must link to the remembered last record and extend the
+//!   remembered tree: every new checkpoint is checked against the root
+//!   computed from the remembered compact range, so history rewritten and
+//!   re-signed by a key holder is a `fork`;
+//! - each run re-reads the last remembered record, and re-scans a rolling
+//!   window of older ranges (twice the new bytes, at least one range, so the
+//!   cost stays proportional to new data) and compares them with their
+//!   range digests: an in-place edit is `history_changed` once the window
+//!   reaches it, and at once with `--recheck all`.
+//!
+//! The state file is the auditor's own record: keep it where the log's
+//! writer cannot change it.
+
+use crate::merkle::Hash;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Format tag of the state file.
+pub const STATE_FORMAT: &str = "vouch-verify-state/1";
+
+/// One scanned byte range and its digest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedRange {
+    pub segment: usize,
+    pub start: u64,
+    pub end: u64,
+    /// Seq of the range's first record, when it has one.
+    pub first_seq: Option<u64>,
+    pub lines: u64,
+    /// The range's compact Merkle range, hex.
+    pub digest: Vec<String>,
+}
+
+/// One segment file as verified.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedSegment {
+    pub path: PathBuf,
+    pub dev: u64,
+    pub ino: u64,
+    /// Bytes verified: the end of the last complete record.
+    pub len: u64,
+    pub lines: u64,
+}
+
+/// What is remembered about one log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedLog {
+    pub origin: String,
+    pub segments: Vec<SavedSegment>,
+    pub ranges: Vec<SavedRange>,
+    pub records: u64,
+    pub covered: u64,
+    pub checkpoints: u64,
+    /// Leaf hash of the last record, hex.
+    pub last_leaf: String,
+    pub last_is_checkpoint: bool,
+    /// Compact range over all records from 0, hex.
+    pub tree: Vec<String>,
+    /// Verifier keys introduced by rotations (beyond the auditor's).
+    pub added_keys: Vec<String>,
+    /// Keys retired by rotations, as `name+keyid`.
+    pub retired_keys: Vec<String>,
+    pub authenticated: bool,
+    /// The text of the last verified checkpoint.
+    pub last_checkpoint: Option<String>,
+    /// Next range index the rolling re-check starts from.
+    pub recheck_cursor: usize,
+}
+
+/// The whole state file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerifyState {
+    pub format: String,
+    /// Fingerprint of the keys given with `--pub`; a run with other keys
+    /// starts over.
+    pub keys: String,
+    pub logs: BTreeMap<String, SavedLog>,
+}
+
+/// How much of the already-verified part each run re-checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Recheck {
+    /// The range holding the last remembered record, and a rolling window
+    /// of older ranges at least as large as the new data.
+    #[default]
+    Rolling,
+    /// Every remembered range.
+    All,
+}
+
+impl VerifyState {
+    /// Reads a state file; a missing file is an empty state.
+    pub fn load(path: &Path) -> crate::Result<Self> {
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(VerifyState::default()),
+            Err(e) => return Err(crate::Error::io(path, e)),
+        };
+        let state: VerifyState = serde_json::from_slice(&bytes).map_err(|e| {
+            crate::Error::Usage(format!("{}: not a vouch state file: {e}", path.display()))
+        })?;
+        if state.format != STATE_FORMAT {
+            return Err(crate::Error::Usage(format!(
+                "{}: unsupported state format {:?}",
+                path.display(),
+                state.format
+            )));
+        }
+        Ok(state)
+    }
+
+    /// Writes the state atomically (temporary file, fsync, rename).
+    pub fn save(&self, path: &Path) -> crate::Result<()> {
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(".tmp");
+        let tmp = PathBuf::from(tmp);
+        let text = serde_json::to_vec(self)
+            .map_err(|e| crate::Error::Usage(format!("cannot encode state: {e}")))?;
+        let write = || -> std::io::Result<()> {
+            use std::io::Write;
+            let mut f = std::fs::File::create(&tmp)?;
+            f.write_all(&text)?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, path)
+        };
+        write().map_err(|e| crate::Error::io(path, e))
+    }
+
+    /// The fingerprint of a set of trusted keys.
+    pub fn keys_fingerprint(keys: &[crate::note::VerifierKey]) -> String {
+        let mut texts: Vec<String> = keys.iter().map(|k| k.to_text()).collect();
+        texts.sort();
+        crate::hex::encode(&crate::merkle::leaf_hash(texts.join("\n").as_bytes()))
+    }
+}
+
+pub(crate) fn hashes_to_hex(hashes: &[Hash]) -> Vec<String> {
+    hashes.iter().map(|h| crate::hex::encode(h)).collect()
+}
+
+pub(crate) fn hashes_from_hex(hex: &[String]) -> Option<Vec<Hash>> {
+    hex.iter()
+        .map(|h| crate::hex::decode_lower::<32>(h.as_bytes()))
+        .collect()
+}

@@ -1,0 +1,324 @@
+//! Fleets, rotated segments and incremental audits (`--state`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use vouch::chain::state::{Recheck, VerifyState};
+use vouch::chain::verify::{self, LogStatus, VerifyOptions};
+use vouch::chain::writer;
+use vouch::note::SignerKey;
+
+fn key(origin: &str) -> SignerKey {
+    SignerKey::from_seed(origin, &[3u8; 32]).unwrap()
+}
+
+fn fill(path: &Path, key: &SignerKey, n: usize, every: usize) {
+    for i in 0..n {
+        let body = json!({"i": i, "pad": "x".repeat(80)});
+        writer::append(path, key, &[("event", &body)]).unwrap();
+        if (i + 1) % every == 0 {
+            writer::checkpoint(path, key, true).unwrap();
+        }
+    }
+}
+
+fn vouch(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vouch"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn json_of(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)))
+}
+
+#[test]
+fn rotated_segments_verify_as_one_chain_and_a_missing_segment_is_a_gap() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = key("example.com/rot");
+    let log = dir.path().join("app.jsonl");
+    // Three rotations, logrotate style: app.jsonl.2 (oldest), .1, then the live file.
+    fill(&log, &k, 30, 10);
+    std::fs::rename(&log, dir.path().join("app.jsonl.2")).unwrap();
+    fill(&log, &k, 30, 10);
+    std::fs::rename(&log, dir.path().join("app.jsonl.1")).unwrap();
+    fill(&log, &k, 30, 10);
+    let opts = VerifyOptions {
+        trusted: vec![k.verifier()],
+        ..Default::default()
+    };
+    let report = verify::verify_paths(&[dir.path().to_path_buf()], &opts).unwrap();
+    assert_eq!(report.logs.len(), 1, "{:?}", report.logs);
+    let r = &report.logs[0];
+    assert_eq!(r.status, LogStatus::Valid, "{:?}", r.failure);
+    assert_eq!(r.segments.len(), 3);
+    assert_eq!(r.records, 99);
+    assert!(r.segments[0].ends_with("app.jsonl.2"));
+    assert!(r.segments[2].ends_with("app.jsonl"));
+
+    // The middle segment goes missing: a gap where the chain resumes.
+    std::fs::rename(dir.path().join("app.jsonl.1"), dir.path().join("gone")).unwrap();
+    let report = verify::verify_paths(&[dir.path().to_path_buf()], &opts).unwrap();
+    let r = &report.logs[0];
+    let f = r.failure.as_ref().unwrap();
+    assert_eq!(f.error.code(), "seq_gap");
+    assert_eq!(f.seq, Some(66));
+    assert!(f.path.ends_with("app.jsonl"));
+    assert_eq!(f.line, 1);
+
+    // The oldest segment missing: the chain does not start at 0.
+    std::fs::rename(dir.path().join("gone"), dir.path().join("app.jsonl.1")).unwrap();
+    std::fs::rename(dir.path().join("app.jsonl.2"), dir.path().join("old")).unwrap();
+    let report = verify::verify_paths(&[dir.path().to_path_buf()], &opts).unwrap();
+    assert_eq!(
+        report.logs[0].failure.as_ref().unwrap().error.code(),
+        "seq_gap"
+    );
+}
+
+#[test]
+fn a_fleet_of_many_small_logs_reports_one_row_each_in_path_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut keys = Vec::new();
+    for i in 0..40 {
+        let origin = format!("example.com/host-{i:02}");
+        let k = key(&origin);
+        fill(
+            &dir.path().join(format!("host-{i:02}.jsonl")),
+            &k,
+            3 + i % 5,
+            2,
+        );
+        writer::checkpoint(&dir.path().join(format!("host-{i:02}.jsonl")), &k, true).unwrap();
+        keys.push(k.verifier());
+    }
+    let text = std::fs::read_to_string(dir.path().join("host-07.jsonl")).unwrap();
+    std::fs::write(
+        dir.path().join("host-07.jsonl"),
+        text.replacen("\"i\":1", "\"i\":7", 1),
+    )
+    .unwrap();
+    let opts = VerifyOptions {
+        trusted: keys,
+        chunk_bytes: 4096,
+        ..Default::default()
+    };
+    let report = verify::verify_paths(&[dir.path().to_path_buf()], &opts).unwrap();
+    assert_eq!(report.logs.len(), 40);
+    let paths: Vec<&PathBuf> = report.logs.iter().map(|l| &l.path).collect();
+    let mut sorted = paths.clone();
+    sorted.sort();
+    assert_eq!(paths, sorted);
+    for (i, l) in report.logs.iter().enumerate() {
+        let expected = if i == 7 {
+            LogStatus::Invalid
+        } else {
+            LogStatus::Valid
+        };
+        assert_eq!(l.status, expected, "{}", l.path.display());
+    }
+    assert_eq!(report.exit_code(false), 1);
+}
+
+fn state_opts(k: &SignerKey, state: Option<VerifyState>, recheck: Recheck) -> VerifyOptions {
+    VerifyOptions {
+        trusted: vec![k.verifier()],
+        chunk_bytes: 4096,
+        state: state.map(std::sync::Arc::new),
+        recheck,
+        save_state: true,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn incremental_runs_verify_only_new_records_and_catch_changes_to_the_old_part() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = key("example.com/inc");
+    let log = dir.path().join("inc.jsonl");
+    fill(&log, &k, 200, 20);
+    let files = vec![log.clone()];
+    let first = verify::verify_files(&files, &state_opts(&k, None, Recheck::Rolling));
+    assert_eq!(first.logs[0].status, LogStatus::Valid);
+    assert_eq!(first.logs[0].resumed_from, None);
+    let saved = first.state.logs.get("example.com/inc").unwrap();
+    assert!(
+        saved.ranges.len() > 5,
+        "several ranges: {}",
+        saved.ranges.len()
+    );
+
+    // New records: only they are scanned, on top of what was verified.
+    fill(&log, &k, 10, 10);
+    let second = verify::verify_files(
+        &files,
+        &state_opts(&k, Some(first.state.clone()), Recheck::Rolling),
+    );
+    let r = &second.logs[0];
+    assert_eq!(r.status, LogStatus::Valid, "{:?}", r.failure);
+    assert_eq!(r.resumed_from, Some(210));
+    assert_eq!(r.records, 221);
+    // The result equals a full verification's.
+    let full = verify::verify_files(&files, &state_opts(&k, None, Recheck::Rolling));
+    assert_eq!(
+        full.logs[0].verified.as_ref().unwrap().root(),
+        r.verified.as_ref().unwrap().root()
+    );
+    assert_eq!(full.logs[0].covered, r.covered);
+
+    // An in-place edit of an old record (same inode): caught by the re-check
+    // of all ranges, and by the rolling window within as many runs as ranges.
+    let state = second.state.clone();
+    let bytes = std::fs::read(&log).unwrap();
+    let at = bytes.windows(7).position(|w| w == b"\"i\":13,").unwrap() + 5;
+    let mut tampered = bytes.clone();
+    tampered[at] = b'4';
+    {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new().write(true).open(&log).unwrap();
+        f.write_all_at(&tampered[at..at + 1], at as u64).unwrap();
+    }
+    let all = verify::verify_files(&files, &state_opts(&k, Some(state.clone()), Recheck::All));
+    let f = all.logs[0]
+        .failure
+        .as_ref()
+        .expect("caught with --recheck all");
+    assert!(
+        ["broken_link", "history_changed"].contains(&f.error.code()),
+        "{}",
+        f.error.code()
+    );
+    let mut st = state.clone();
+    let mut caught_after = None;
+    for run in 1..=st.logs["example.com/inc"].ranges.len() + 1 {
+        fill(&log, &k, 1, 1000);
+        let r = verify::verify_files(&files, &state_opts(&k, Some(st.clone()), Recheck::Rolling));
+        if r.logs[0].status == LogStatus::Invalid {
+            caught_after = Some(run);
+            break;
+        }
+        st = r.state;
+    }
+    assert!(
+        caught_after.is_some(),
+        "the rolling re-check never reached the edit"
+    );
+
+    // A rewritten file (new inode, as sed -i does): verified in full again and caught.
+    std::fs::write(dir.path().join("copy"), &tampered).unwrap();
+    std::fs::rename(dir.path().join("copy"), &log).unwrap();
+    let r = verify::verify_files(
+        &files,
+        &state_opts(&k, Some(state.clone()), Recheck::Rolling),
+    );
+    assert_eq!(r.logs[0].resumed_from, None);
+    assert_eq!(
+        r.logs[0].failure.as_ref().unwrap().error.code(),
+        "broken_link"
+    );
+
+    // A log cut back below what was verified: truncated, even without an auditor checkpoint.
+    std::fs::write(&log, &bytes[..bytes.len() / 2]).unwrap();
+    let r = verify::verify_files(
+        &files,
+        &state_opts(&k, Some(state.clone()), Recheck::Rolling),
+    );
+    let code = r.logs[0].failure.as_ref().map(|f| f.error.code());
+    assert!(code == Some("truncated"), "{code:?}");
+}
+
+#[test]
+fn history_rewritten_and_resigned_is_a_fork_against_the_saved_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = key("example.com/fork");
+    let log = dir.path().join("f.jsonl");
+    fill(&log, &k, 50, 10);
+    let files = vec![log.clone()];
+    let first = verify::verify_files(&files, &state_opts(&k, None, Recheck::Rolling));
+    // The key holder rebuilds the log with record 3 changed, and more records.
+    std::fs::remove_file(&log).unwrap();
+    for i in 0..60 {
+        let body = if i == 3 {
+            json!({"i": 3, "pad": "rewritten"})
+        } else {
+            json!({"i": i, "pad": "x".repeat(80)})
+        };
+        writer::append(&log, &k, &[("event", &body)]).unwrap();
+        if (i + 1) % 10 == 0 {
+            writer::checkpoint(&log, &k, true).unwrap();
+        }
+    }
+    assert_eq!(
+        verify::verify_files(&files, &state_opts(&k, None, Recheck::Rolling)).logs[0].status,
+        LogStatus::Valid
+    );
+    let r = verify::verify_files(&files, &state_opts(&k, Some(first.state), Recheck::Rolling));
+    // A fork against the remembered tree; or, when the file system reused
+    // the inode so the run resumed, a change found by the re-check.
+    let code = r.logs[0].failure.as_ref().unwrap().error.code();
+    assert!(["fork", "history_changed"].contains(&code), "{code}");
+}
+
+#[test]
+fn cli_state_ndjson_and_rotated_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(
+        vouch(&["keygen", "--origin", "example.com/c", "--out", "k"], d)
+            .status
+            .success()
+    );
+    for i in 0..5 {
+        vouch(
+            &["append", "c.jsonl", "--key", "k", &format!("{{\"n\":{i}}}")],
+            d,
+        );
+    }
+    vouch(&["checkpoint", "c.jsonl", "--key", "k"], d);
+    std::fs::rename(d.join("c.jsonl"), d.join("c.jsonl-20261128")).unwrap();
+    // The new segment continues the rotated chain.
+    let o = vouch(&["append", "c.jsonl", "--key", "k", "{\"n\":5}"], d);
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "appended seq 6");
+    vouch(&["checkpoint", "c.jsonl", "--key", "k"], d);
+    std::fs::write(d.join("notes.txt"), "not a log").unwrap();
+    let o = vouch(
+        &[
+            "verify", ".", "--pub", "k.pub", "--format", "json", "--state", "st.json",
+        ],
+        d,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json_of(&o);
+    assert_eq!(v["logs"].as_array().unwrap().len(), 1);
+    assert_eq!(v["logs"][0]["segments"].as_array().unwrap().len(), 2);
+    assert_eq!(v["logs"][0]["status"], "valid");
+    vouch(&["append", "c.jsonl", "--key", "k", "{\"n\":6}"], d);
+    let o = vouch(
+        &[
+            "verify", ".", "--pub", "k.pub", "--format", "ndjson", "--state", "st.json",
+        ],
+        d,
+    );
+    let lines: Vec<Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["resumed_from"], 8);
+    assert_eq!(lines[0]["records"], 9);
+    assert_eq!(lines[0]["status"], "partial");
+    assert_eq!(lines[1]["summary"]["logs"], 1);
+    assert_eq!(lines[1]["exit_code"], 0);
+    let state: Value = serde_json::from_slice(&std::fs::read(d.join("st.json")).unwrap()).unwrap();
+    assert_eq!(state["format"], "vouch-verify-state/1");
+}
