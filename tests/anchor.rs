@@ -298,6 +298,7 @@ fn s3_compliance_anchor_cannot_be_deleted_and_survives_a_delete_marker() {
     assert!(key.starts_with("prod/example.com%2Fanchor-test/00000000000000000003-"));
     assert!(a["checksum_sha256"].as_str().unwrap().ends_with('='));
     assert!(a["etag"].is_string());
+    assert!(a["request_id"].is_string());
     assert!(a["retain_until"].as_str().unwrap().ends_with('Z'));
     assert_eq!(anchor_records(&w), 1);
     let v = s3_verify(&w, &m, &[]);
