@@ -449,3 +449,41 @@ fn a_wrong_leaf_in_prev_is_a_broken_link() {
     assert_eq!(failure(&r), ("broken_link", 2));
     assert_eq!(r.failure.unwrap().seq, Some(1));
 }
+
+#[test]
+fn a_key_trusted_for_another_log_does_not_vouch_for_this_one() {
+    // Two logs of a fleet; the holder of log B's key re-signs log A.
+    let dir = tempfile::tempdir().unwrap();
+    let a = key();
+    let b = SignerKey::from_seed("example.com/other", &[5u8; 32]).unwrap();
+    let path = dir.path().join("a.jsonl");
+    writer::append(&path, &a, &[("event", &json!(1))]).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let root = check(&bytes, &VerifyOptions::default())
+        .verified
+        .unwrap()
+        .root();
+    let cp = vouch::note::checkpoint::Checkpoint {
+        origin: ORIGIN.into(),
+        size: 1,
+        root,
+        extensions: vec![],
+    };
+    let forged = vouch::note::sign(&cp.to_text(), &[&b]).unwrap();
+    writer::append(
+        &path,
+        &a,
+        &[(record::KIND_CHECKPOINT, &json!({"note": forged}))],
+    )
+    .unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let both = VerifyOptions {
+        trusted: vec![a.verifier(), b.verifier()],
+        ..Default::default()
+    };
+    assert_eq!(failure(&check(&bytes, &both)), ("unknown_key", 2));
+    // The same note given as an auditor checkpoint is refused too.
+    let note_path = dir.path().join("forged.checkpoint");
+    std::fs::write(&note_path, &forged).unwrap();
+    assert!(verify::load_auditor_checkpoint(&note_path, &both.trusted).is_err());
+}

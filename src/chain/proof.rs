@@ -199,6 +199,7 @@ pub fn verify_inclusion_proof(
             problem: CheckpointProblem::Body,
         })
     })?;
+    require_origin_signer(&verified, &checkpoint)?;
     if checkpoint.origin.as_bytes() != rec.origin {
         return Err(ProofError::OriginMismatch {
             record: rec.origin_str().to_owned(),
@@ -360,12 +361,33 @@ fn open_checkpoint(
             },
         })
     })?;
-    note::checkpoint::parse(verified.text()).map_err(|_| {
+    let checkpoint = note::checkpoint::parse(verified.text()).map_err(|_| {
         ProofError::Checkpoint(ChainError::BadCheckpoint {
             seq,
             problem: CheckpointProblem::Body,
         })
-    })
+    })?;
+    require_origin_signer(&verified, &checkpoint)?;
+    Ok(checkpoint)
+}
+
+/// A checkpoint counts only when a trusted key named after its origin
+/// signed it: a key trusted for another log must not vouch for this one.
+fn require_origin_signer(
+    verified: &note::VerifiedNote,
+    checkpoint: &Checkpoint,
+) -> std::result::Result<(), ProofError> {
+    if verified
+        .verified_by()
+        .iter()
+        .any(|(name, _)| *name == checkpoint.origin)
+    {
+        Ok(())
+    } else {
+        Err(ProofError::Checkpoint(ChainError::UnknownKey {
+            signers: verified.verified_by().to_vec(),
+        }))
+    }
 }
 
 /// Verifies that the checkpoint in `proof_text` extends `old_note` (a signed

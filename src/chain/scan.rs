@@ -407,7 +407,9 @@ impl<'c, 'a> Scanner<'c, 'a> {
             None => None,
             Some(text) => {
                 let key = VerifierKey::from_text(text)
-                    .map_err(|_| problem(CheckpointProblem::Rotation))?;
+                    .ok()
+                    .filter(|k| k.name().as_bytes() == rec.origin)
+                    .ok_or(problem(CheckpointProblem::Rotation))?;
                 let announced = format!("{ROTATION_EXTENSION}{text}");
                 if !checkpoint.extensions.contains(&announced)
                     || note::open(body.note.as_bytes(), std::slice::from_ref(&key)).is_err()
@@ -425,11 +427,14 @@ impl<'c, 'a> Scanner<'c, 'a> {
         let signature = if self.ctx.trusted.is_empty() {
             SignatureCheck::NotChecked
         } else {
-            // Only the trusted keys that signed it (a fleet may come with
+            // Only trusted keys named after the log's origin count (a key
+            // trusted for another log of the fleet must not vouch for this
+            // one), and only those that signed it (a fleet may come with
             // thousands of keys).
             let candidates: Vec<VerifierKey> = parsed
                 .signatures
                 .iter()
+                .filter(|s| s.name.as_bytes() == rec.origin)
                 .filter_map(|s| self.ctx.trusted.get(&(s.name.clone(), s.key_id)).cloned())
                 .collect();
             if candidates.is_empty() {

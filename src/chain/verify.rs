@@ -92,7 +92,19 @@ pub fn parse_trusted_checkpoint(
     }
     let verified = note::open(note_bytes, trusted)
         .map_err(|e| format!("not a checkpoint signed by a trusted key: {e}"))?;
-    note::checkpoint::parse(verified.text()).map_err(|e| format!("not a tlog-checkpoint: {e}"))
+    let checkpoint = note::checkpoint::parse(verified.text())
+        .map_err(|e| format!("not a tlog-checkpoint: {e}"))?;
+    if !verified
+        .verified_by()
+        .iter()
+        .any(|(name, _)| *name == checkpoint.origin)
+    {
+        return Err(format!(
+            "not signed by a trusted key named after its origin {:?}",
+            checkpoint.origin
+        ));
+    }
+    Ok(checkpoint)
 }
 
 /// Reads a file of at most `max` bytes (proofs, notes, record lines).
