@@ -15,7 +15,7 @@
 //!   computed from the remembered compact range, so history rewritten and
 //!   re-signed by a key holder is a `fork`;
 //! - each run re-reads the last remembered record, and re-scans a rolling
-//!   window of older ranges (twice the new bytes, at least one range, so the
+//!   window of older ranges (as many bytes as are new, at least one range, so the
 //!   cost stays proportional to new data) and compares them with their
 //!   range digests: an in-place edit is `history_changed` once the window
 //!   reaches it, and at once with `--recheck all`.

@@ -687,14 +687,14 @@ fn recheck_plan(
     match mode {
         Recheck::All => chosen.extend(0..n),
         Recheck::Rolling => {
-            // At least twice the new bytes and one range per run, so the
+            // At least as many bytes as are new and one range per run, so the
             // sweep over the old part finishes before the log has doubled
             // (new ranges are merged up to the chunk size, so at most one
             // is added per chunk of new data).
             let mut budget = 0u64;
             let mut k = saved.recheck_cursor % n.max(1);
             for taken in 0..n {
-                if budget >= 2 * new_bytes && taken >= 1 {
+                if budget >= new_bytes && taken >= 1 {
                     break;
                 }
                 if !chosen.contains(&k) {
