@@ -336,16 +336,7 @@ impl SignerKey {
         let rest = text
             .strip_prefix(PRIVATE_PREFIX)
             .ok_or(NoteError::MalformedKey)?;
-        let mut fields = rest.splitn(3, '+');
-        let (Some(name), Some(id), Some(key)) = (fields.next(), fields.next(), fields.next())
-        else {
-            return Err(NoteError::MalformedKey);
-        };
-        if !is_valid_name(name) {
-            return Err(NoteError::InvalidKeyName);
-        }
-        let encoded = parse_key_id(id)?;
-        let seed = parse_key_bytes(key)?;
+        let (name, encoded, seed) = split_key_text(rest)?;
         let signer = Self::from_seed(name, &seed)?;
         if signer.key_id != encoded {
             return Err(NoteError::KeyIdMismatch {
@@ -399,21 +390,25 @@ pub struct VerifierKey {
     key: VerifyingKey,
 }
 
+/// Splits `<name>+<%08x key id>+<base64(0x01 || 32 bytes)>`, the common tail
+/// of both Go `sumdb/note` key encodings, checking each field's form.
+fn split_key_text(text: &str) -> Result<(&str, u32, [u8; 32]), NoteError> {
+    let mut fields = text.splitn(3, '+');
+    let (Some(name), Some(id), Some(key)) = (fields.next(), fields.next(), fields.next()) else {
+        return Err(NoteError::MalformedKey);
+    };
+    if !is_valid_name(name) {
+        return Err(NoteError::InvalidKeyName);
+    }
+    Ok((name, parse_key_id(id)?, parse_key_bytes(key)?))
+}
+
 impl VerifierKey {
     /// Parses `<name>+<%08x key id>+<base64(0x01 || public key)>` (Go
     /// `note.NewVerifier`), checking that the key ID matches and the key is a
     /// valid Ed25519 point.
     pub fn from_text(text: &str) -> Result<Self, NoteError> {
-        let mut fields = text.splitn(3, '+');
-        let (Some(name), Some(id), Some(key)) = (fields.next(), fields.next(), fields.next())
-        else {
-            return Err(NoteError::MalformedKey);
-        };
-        if !is_valid_name(name) {
-            return Err(NoteError::InvalidKeyName);
-        }
-        let encoded = parse_key_id(id)?;
-        let public = parse_key_bytes(key)?;
+        let (name, encoded, public) = split_key_text(text)?;
         let v = Self::from_public_key(name, &public)?;
         if v.key_id != encoded {
             return Err(NoteError::KeyIdMismatch {
