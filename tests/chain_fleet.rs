@@ -322,3 +322,33 @@ fn cli_state_ndjson_and_rotated_names() {
     let state: Value = serde_json::from_slice(&std::fs::read(d.join("st.json")).unwrap()).unwrap();
     assert_eq!(state["format"], "vouch-verify-state/1");
 }
+
+#[test]
+fn exit_code_rejected_evidence_wins_over_an_unreadable_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = key("example.com/ok");
+    fill(&dir.path().join("ok.jsonl"), &k, 3, 3);
+    std::fs::write(dir.path().join("bad.jsonl"), b"not json\n").unwrap();
+    let unreadable = dir.path().join("locked.jsonl");
+    std::fs::write(&unreadable, b"").unwrap();
+    let opts = VerifyOptions {
+        trusted: vec![k.verifier()],
+        ..Default::default()
+    };
+    // As root, permissions do not stop reads: use a directory named like a log.
+    std::fs::remove_file(&unreadable).unwrap();
+    std::fs::create_dir(&unreadable).unwrap();
+    std::fs::set_permissions(&unreadable, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let files = vec![
+        dir.path().join("ok.jsonl"),
+        dir.path().join("bad.jsonl"),
+        unreadable.clone(),
+    ];
+    let report = verify::verify_files(&files, &opts);
+    let statuses: Vec<LogStatus> = report.logs.iter().map(|l| l.status).collect();
+    assert!(statuses.contains(&LogStatus::Error), "{statuses:?}");
+    assert!(statuses.contains(&LogStatus::Invalid), "{statuses:?}");
+    assert_eq!(report.exit_code(false), 1);
+    let only_error = verify::verify_files(&[dir.path().join("ok.jsonl"), unreadable], &opts);
+    assert_eq!(only_error.exit_code(false), 2);
+}

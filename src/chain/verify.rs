@@ -295,21 +295,24 @@ pub struct FleetReport {
 }
 
 impl FleetReport {
-    /// 0 when everything verified, 1 when any log was rejected (with
-    /// `strict`, also partial or unauthenticated), 2 when any log could not
-    /// be read.
+    /// 0 when everything verified; 1 when any log was rejected (with
+    /// `strict`, also partial or unauthenticated); otherwise 2 when any log
+    /// could not be read. Rejected evidence wins over an unreadable file, so
+    /// a tampered log is never reported as a mere operational error (the
+    /// same rule as `anchor verify`).
     pub fn exit_code(&self, strict: bool) -> u8 {
-        let mut code = 0;
-        for log in &self.logs {
-            let c = match log.status {
-                LogStatus::Valid => 0,
-                LogStatus::Invalid => 1,
-                LogStatus::Partial | LogStatus::Unauthenticated => u8::from(strict),
-                LogStatus::Error => 2,
-            };
-            code = code.max(c);
+        let rejected = self.logs.iter().any(|log| match log.status {
+            LogStatus::Invalid => true,
+            LogStatus::Partial | LogStatus::Unauthenticated => strict,
+            LogStatus::Valid | LogStatus::Error => false,
+        });
+        if rejected {
+            1
+        } else if self.logs.iter().any(|log| log.status == LogStatus::Error) {
+            2
+        } else {
+            0
         }
-        code
     }
 }
 
