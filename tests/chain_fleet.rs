@@ -329,16 +329,14 @@ fn exit_code_rejected_evidence_wins_over_an_unreadable_file() {
     let k = key("example.com/ok");
     fill(&dir.path().join("ok.jsonl"), &k, 3, 3);
     std::fs::write(dir.path().join("bad.jsonl"), b"not json\n").unwrap();
-    let unreadable = dir.path().join("locked.jsonl");
-    std::fs::write(&unreadable, b"").unwrap();
+    // Tests run as root, so permissions do not stop reads: a directory
+    // named like a log opens but cannot be read.
+    let unreadable = dir.path().join("unreadable.jsonl");
+    std::fs::create_dir(&unreadable).unwrap();
     let opts = VerifyOptions {
         trusted: vec![k.verifier()],
         ..Default::default()
     };
-    // As root, permissions do not stop reads: use a directory named like a log.
-    std::fs::remove_file(&unreadable).unwrap();
-    std::fs::create_dir(&unreadable).unwrap();
-    std::fs::set_permissions(&unreadable, std::fs::Permissions::from_mode(0o000)).unwrap();
     let files = vec![
         dir.path().join("ok.jsonl"),
         dir.path().join("bad.jsonl"),
