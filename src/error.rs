@@ -31,6 +31,22 @@ pub enum Error {
         path: PathBuf,
         problem: crate::chain::LogStateProblem,
     },
+    /// A checkpoint given as a reference (`--checkpoint`, `--old`) cannot
+    /// count under the trust rule (docs/FORMAT.md §6).
+    #[error("{}: not a usable checkpoint: {problem}", path.display())]
+    UnusableCheckpoint {
+        path: PathBuf,
+        problem: crate::chain::trust::TrustError,
+    },
+    /// `--reset-pin ORIGIN` names a log the state does not remember.
+    #[error("the state remembers no log {origin:?} (nothing to reset)")]
+    NoSuchPin { origin: String },
+    /// No log file was found under the paths given.
+    #[error("no log files (*.jsonl) found in {paths}")]
+    NoLogFiles { paths: String },
+    /// Two different keys were given with the same name and key ID.
+    #[error(transparent)]
+    ConflictingKeys(#[from] crate::chain::trust::ConflictingKeys),
     /// Evidence was examined and rejected by the chain verifier.
     #[error(transparent)]
     Chain(#[from] crate::chain::ChainError),
@@ -74,6 +90,10 @@ impl Error {
             | Error::Usage(_)
             | Error::KeyFile { .. }
             | Error::LogState { .. }
+            | Error::UnusableCheckpoint { .. }
+            | Error::ConflictingKeys(_)
+            | Error::NoLogFiles { .. }
+            | Error::NoSuchPin { .. }
             | Error::Remote { .. }
             | Error::AnchorTarget { .. }
             | Error::Network { .. } => false,
@@ -87,6 +107,10 @@ impl Error {
             Error::Usage(_) => "usage",
             Error::KeyFile { .. } => "key_file",
             Error::LogState { .. } => "log_state",
+            Error::UnusableCheckpoint { .. } => "unusable_checkpoint",
+            Error::ConflictingKeys(_) => "conflicting_keys",
+            Error::NoLogFiles { .. } => "no_log_files",
+            Error::NoSuchPin { .. } => "no_such_pin",
             Error::Chain(e) => e.code(),
             Error::Proof(e) => e.code(),
             Error::Remote { .. } => "remote_error",

@@ -49,7 +49,7 @@ fn rotated_segments_verify_as_one_chain_and_a_missing_segment_is_a_gap() {
     std::fs::rename(&log, dir.path().join("app.jsonl.1")).unwrap();
     fill(&log, &k, 30, 10);
     let opts = VerifyOptions {
-        trusted: vec![k.verifier()],
+        trusted: vouch::chain::TrustedKeys::new(vec![k.verifier()]).unwrap(),
         ..Default::default()
     };
     let report = verify::verify_paths(&[dir.path().to_path_buf()], &opts).unwrap();
@@ -104,7 +104,7 @@ fn a_fleet_of_many_small_logs_reports_one_row_each_in_path_order() {
     )
     .unwrap();
     let opts = VerifyOptions {
-        trusted: keys,
+        trusted: vouch::chain::TrustedKeys::new(keys).unwrap(),
         chunk_bytes: 4096,
         ..Default::default()
     };
@@ -127,7 +127,7 @@ fn a_fleet_of_many_small_logs_reports_one_row_each_in_path_order() {
 
 fn state_opts(k: &SignerKey, state: Option<VerifyState>, recheck: Recheck) -> VerifyOptions {
     VerifyOptions {
-        trusted: vec![k.verifier()],
+        trusted: vouch::chain::TrustedKeys::new(vec![k.verifier()]).unwrap(),
         chunk_bytes: 4096,
         state: state.map(std::sync::Arc::new),
         recheck,
@@ -320,7 +320,7 @@ fn cli_state_ndjson_and_rotated_names() {
     assert_eq!(lines[1]["summary"]["logs"], 1);
     assert_eq!(lines[1]["exit_code"], 0);
     let state: Value = serde_json::from_slice(&std::fs::read(d.join("st.json")).unwrap()).unwrap();
-    assert_eq!(state["format"], "vouch-verify-state/1");
+    assert_eq!(state["format"], "vouch-verify-state/2");
 }
 
 #[test]
@@ -334,7 +334,7 @@ fn exit_code_rejected_evidence_wins_over_an_unreadable_file() {
     let unreadable = dir.path().join("unreadable.jsonl");
     std::fs::create_dir(&unreadable).unwrap();
     let opts = VerifyOptions {
-        trusted: vec![k.verifier()],
+        trusted: vouch::chain::TrustedKeys::new(vec![k.verifier()]).unwrap(),
         ..Default::default()
     };
     let files = vec![

@@ -61,7 +61,7 @@ fn fixture(n: usize, every: usize) -> Fixture {
 }
 
 fn opts(f: &Fixture, with_auditor: bool) -> VerifyOptions {
-    let trusted = vec![f.verifier.clone()];
+    let trusted = vouch::chain::TrustedKeys::new(vec![f.verifier.clone()]).unwrap();
     let checkpoints: Vec<AuditorCheckpoint> = if with_auditor {
         vec![verify::load_auditor_checkpoint(&f.auditor, &trusted).unwrap()]
     } else {
@@ -349,7 +349,7 @@ fn key_rotation_is_followed_and_retires_the_old_key() {
     writer::checkpoint(&path, &new, true).unwrap();
     let bytes = std::fs::read(&path).unwrap();
     let trust = |k: &SignerKey| VerifyOptions {
-        trusted: vec![k.verifier()],
+        trusted: vouch::chain::TrustedKeys::new(vec![k.verifier()]).unwrap(),
         ..Default::default()
     };
     let r = check(&bytes, &trust(&old));
@@ -392,7 +392,7 @@ fn a_rotation_not_signed_by_the_new_key_is_rejected() {
     writer::append(&path, &old, &[(KIND_KEY_ROTATION, &body)]).unwrap();
     let bytes = std::fs::read(&path).unwrap();
     let trusted = VerifyOptions {
-        trusted: vec![old.verifier()],
+        trusted: vouch::chain::TrustedKeys::new(vec![old.verifier()]).unwrap(),
         ..Default::default()
     };
     assert_eq!(failure(&check(&bytes, &trusted)), ("bad_checkpoint", 2));
@@ -405,7 +405,7 @@ fn statuses_unauthenticated_partial_and_wrong_key() {
     assert_eq!(check(&f.bytes, &none).status, LogStatus::Unauthenticated);
     let stranger = SignerKey::from_seed("someone.else", &[1u8; 32]).unwrap();
     let wrong = VerifyOptions {
-        trusted: vec![stranger.verifier()],
+        trusted: vouch::chain::TrustedKeys::new(vec![stranger.verifier()]).unwrap(),
         ..Default::default()
     };
     assert_eq!(failure(&check(&f.bytes, &wrong)).0, "unknown_key");
@@ -478,7 +478,7 @@ fn a_key_trusted_for_another_log_does_not_vouch_for_this_one() {
     .unwrap();
     let bytes = std::fs::read(&path).unwrap();
     let both = VerifyOptions {
-        trusted: vec![a.verifier(), b.verifier()],
+        trusted: vouch::chain::TrustedKeys::new(vec![a.verifier(), b.verifier()]).unwrap(),
         ..Default::default()
     };
     assert_eq!(failure(&check(&bytes, &both)), ("unknown_key", 2));

@@ -98,7 +98,7 @@ fn examples() -> Vec<(&'static str, String)> {
         std::path::Path::new("example.jsonl"),
         log.as_bytes(),
         &VerifyOptions {
-            trusted: vec![key.verifier()],
+            trusted: vouch::chain::TrustedKeys::new(vec![key.verifier()]).unwrap(),
             ..Default::default()
         },
     );

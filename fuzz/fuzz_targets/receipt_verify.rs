@@ -12,6 +12,8 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     if let Ok(receipt) = vouch::receipt::parse(data) {
-        let _ = vouch::receipt::verify(&receipt, &[key], None, None);
+        if let Ok(keys) = vouch::chain::TrustedKeys::new([key]) {
+            let _ = vouch::receipt::verify(&receipt, &keys, None, None);
+        }
     }
 });

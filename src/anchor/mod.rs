@@ -263,10 +263,11 @@ pub fn anchor(
         ));
     }
     let (note, checkpoint_seq) = latest_checkpoint(path, key)?;
-    let verified = crate::note::open(note.as_bytes(), &[key.verifier()])
-        .map_err(|e| Error::Usage(format!("the latest checkpoint does not verify: {e}")))?;
-    let checkpoint = crate::note::checkpoint::parse(verified.text())
-        .map_err(|e| Error::Usage(format!("the latest checkpoint is malformed: {e}")))?;
+    let own = crate::chain::TrustedKeys::new([key.verifier()])?;
+    let checkpoint = crate::chain::trust::open_standalone(note.as_bytes(), Some(key.name()), &own)
+        .map_err(|e| Error::Chain(e.at(checkpoint_seq.unwrap_or(0))))?
+        .checkpoint()
+        .clone();
     let mut anchors = Vec::new();
     let mut failures = Vec::new();
     for target in targets {

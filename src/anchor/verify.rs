@@ -6,7 +6,7 @@ use super::{S3Connection, Target, dir};
 use crate::chain::error::ChainError;
 use crate::chain::verify::{AuditorCheckpoint, LogReport, LogStatus, VerifyOptions, verify_files};
 use crate::merkle::Hash;
-use crate::note::{VerifierKey, checkpoint::Checkpoint};
+use crate::note::checkpoint::Checkpoint;
 use crate::{Error, Result};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -140,7 +140,7 @@ impl AnchorReport {
 /// Options for [`verify_anchors`].
 #[derive(Debug, Clone, Default)]
 pub struct VerifyAnchorsOptions {
-    pub trusted: Vec<VerifierKey>,
+    pub trusted: crate::chain::TrustedKeys,
     /// Targets to list for further anchored checkpoints of this log.
     pub from: Vec<Target>,
     /// Overrides the recorded S3 endpoint/region when set.
@@ -299,14 +299,18 @@ pub fn verify_anchors(path: &Path, opts: &VerifyAnchorsOptions) -> Result<Anchor
 }
 
 /// The recorded note verifies and agrees with the record's other fields.
-fn check_recorded(body: &AnchorBody, trusted: &[VerifierKey]) -> Result<Checkpoint, AnchorError> {
+fn check_recorded(
+    body: &AnchorBody,
+    trusted: &crate::chain::TrustedKeys,
+) -> Result<Checkpoint, AnchorError> {
     if sha256_hex(body.note.as_bytes()) != body.note_sha256 {
         return Err(AnchorError::RecordMismatch);
     }
     let verified =
-        crate::note::open(body.note.as_bytes(), trusted).map_err(|_| AnchorError::BadNote)?;
-    let cp = crate::note::checkpoint::parse(verified.text()).map_err(|_| AnchorError::BadNote)?;
-    if cp.origin != body.origin || cp.size != body.size || Some(cp.root) != body.root_hash() {
+        crate::chain::trust::open_standalone(body.note.as_bytes(), Some(&body.origin), trusted)
+            .map_err(|_| AnchorError::BadNote)?;
+    let cp = verified.checkpoint().clone();
+    if cp.size != body.size || Some(cp.root) != body.root_hash() {
         return Err(AnchorError::RecordMismatch);
     }
     Ok(cp)

@@ -156,3 +156,15 @@ pub(crate) fn write_new_file(path: &Path, data: &[u8], mode: u32) -> Result<()> 
         .and_then(|()| file.sync_all())
         .map_err(|e| Error::io(path, e))
 }
+
+/// Reads every verifier key file or keyset given (`--pub`, repeatable) into
+/// one deduplicated [`super::TrustedKeys`]: the same key given twice (in
+/// one file or two) is one key; two different keys with the same name and
+/// key ID are refused.
+pub fn load_trusted_keys(paths: &[PathBuf]) -> Result<super::TrustedKeys> {
+    let mut all = Vec::new();
+    for p in paths {
+        all.extend(read_verifier_keys(p)?);
+    }
+    Ok(super::TrustedKeys::new(all)?)
+}

@@ -6,24 +6,33 @@
 //! (Ed25519 signed notes) embedded in the log as `checkpoint` records.
 //!
 //! - [`record`]: the line format; parsing without allocation.
-//! - [`verify`]: the offline, parallel verifier.
+//! - [`trust`]: the one place that decides whether a checkpoint counts.
+//! - [`verify`]: the offline, parallel verifier (orchestrating [`files`],
+//!   `plan`, `scan` (pass 1), `stitch` (pass 2), `incremental`, and
+//!   producing [`report`] types).
 //! - [`writer`]: append (locked, durable), checkpoint, rotate, repair.
 //! - [`proof`]: inclusion proofs as C2SP tlog-proof files.
 //! - [`keys`]: key files.
 
 pub mod error;
+pub mod files;
+mod incremental;
 pub mod keys;
+pub mod options;
 mod plan;
 pub mod proof;
 pub mod record;
+pub mod report;
 mod scan;
 pub mod state;
+mod stitch;
+pub mod trust;
 pub mod verify;
 pub mod writer;
 
 pub use error::{ChainError, CheckpointProblem, RecordProblem};
 pub use keys::KeyFileProblem;
 pub use proof::{ProofError, VerifiedInclusion};
-pub use scan::ROTATION_EXTENSION;
+pub use trust::{ROTATION_EXTENSION, TrustedCheckpoint, TrustedKeys};
 pub use verify::{FleetReport, LogReport, LogStatus, VerifiedLog, VerifyOptions};
 pub use writer::{LogStateProblem, RepairOutcome};

@@ -2,12 +2,13 @@
 //! offline with only the record line and the log's public key
 //! (docs/FORMAT.md §5).
 
-use super::error::{ChainError, CheckpointProblem};
+use super::error::ChainError;
 use super::record::{self, KIND_CHECKPOINT, KIND_KEY_ROTATION};
 use super::scan::parse_checkpoint_body;
+use super::trust::{self, TrustedKeys};
 use super::writer::LogStateProblem;
 use crate::merkle::{self, Hash, leaf_hash};
-use crate::note::{self, VerifierKey, checkpoint::Checkpoint, proof::TlogProof};
+use crate::note::{self, checkpoint::Checkpoint, proof::TlogProof};
 use crate::{Error, Result};
 use std::io::{BufRead, Read};
 use std::path::Path;
@@ -160,7 +161,7 @@ pub fn prove_inclusion(path: &Path, seq: u64) -> Result<TlogProof> {
 pub fn verify_inclusion_proof(
     proof_text: &[u8],
     record_line: &[u8],
-    trusted: &[VerifierKey],
+    trusted: &TrustedKeys,
 ) -> std::result::Result<VerifiedInclusion, ProofError> {
     let proof = note::proof::parse(proof_text).map_err(|_| ProofError::Malformed)?;
     let line = record_line.strip_suffix(b"\n").unwrap_or(record_line);
@@ -171,35 +172,9 @@ pub fn verify_inclusion_proof(
             index: proof.index,
         });
     }
-    let verified = note::open(proof.checkpoint.as_bytes(), trusted).map_err(|e| {
-        ProofError::Checkpoint(match e {
-            note::NoteError::BadSignature { name, key_id } => ChainError::BadSignature {
-                key_name: name,
-                key_id,
-            },
-            note::NoteError::UnknownKey { .. } => ChainError::UnknownKey {
-                signers: note::parse(proof.checkpoint.as_bytes())
-                    .map(|n| {
-                        n.signatures
-                            .iter()
-                            .map(|s| (s.name.clone(), s.key_id))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-            },
-            _ => ChainError::BadCheckpoint {
-                seq: proof.index,
-                problem: CheckpointProblem::Note,
-            },
-        })
-    })?;
-    let checkpoint = note::checkpoint::parse(verified.text()).map_err(|_| {
-        ProofError::Checkpoint(ChainError::BadCheckpoint {
-            seq: proof.index,
-            problem: CheckpointProblem::Body,
-        })
-    })?;
-    require_origin_signer(&verified, &checkpoint)?;
+    let trusted = trust::open_standalone(proof.checkpoint.as_bytes(), None, trusted)
+        .map_err(|e| ProofError::Checkpoint(e.at(proof.index)))?;
+    let checkpoint = trusted.checkpoint().clone();
     if checkpoint.origin.as_bytes() != rec.origin {
         return Err(ProofError::OriginMismatch {
             record: rec.origin_str().to_owned(),
@@ -225,7 +200,7 @@ pub fn verify_inclusion_proof(
         checkpoint,
         index: proof.index,
         leaf,
-        signed_by: verified.verified_by().to_vec(),
+        signed_by: trusted.signed_by().to_vec(),
     })
 }
 
@@ -345,49 +320,12 @@ impl VerifiedConsistency {
 
 fn open_checkpoint(
     note_text: &[u8],
-    trusted: &[VerifierKey],
+    trusted: &TrustedKeys,
     seq: u64,
 ) -> std::result::Result<Checkpoint, ProofError> {
-    let verified = note::open(note_text, trusted).map_err(|e| {
-        ProofError::Checkpoint(match e {
-            note::NoteError::BadSignature { name, key_id } => ChainError::BadSignature {
-                key_name: name,
-                key_id,
-            },
-            note::NoteError::UnknownKey { seen } => ChainError::UnknownKey { signers: seen },
-            _ => ChainError::BadCheckpoint {
-                seq,
-                problem: CheckpointProblem::Note,
-            },
-        })
-    })?;
-    let checkpoint = note::checkpoint::parse(verified.text()).map_err(|_| {
-        ProofError::Checkpoint(ChainError::BadCheckpoint {
-            seq,
-            problem: CheckpointProblem::Body,
-        })
-    })?;
-    require_origin_signer(&verified, &checkpoint)?;
-    Ok(checkpoint)
-}
-
-/// A checkpoint counts only when a trusted key named after its origin
-/// signed it: a key trusted for another log must not vouch for this one.
-fn require_origin_signer(
-    verified: &note::VerifiedNote,
-    checkpoint: &Checkpoint,
-) -> std::result::Result<(), ProofError> {
-    if verified
-        .verified_by()
-        .iter()
-        .any(|(name, _)| *name == checkpoint.origin)
-    {
-        Ok(())
-    } else {
-        Err(ProofError::Checkpoint(ChainError::UnknownKey {
-            signers: verified.verified_by().to_vec(),
-        }))
-    }
+    trust::open_standalone(note_text, None, trusted)
+        .map(|t| t.checkpoint().clone())
+        .map_err(|e| ProofError::Checkpoint(e.at(seq)))
 }
 
 /// Verifies that the checkpoint in `proof_text` extends `old_note` (a signed
@@ -397,7 +335,7 @@ fn require_origin_signer(
 pub fn verify_consistency_proof(
     proof_text: &[u8],
     old_note: &[u8],
-    trusted: &[VerifierKey],
+    trusted: &TrustedKeys,
 ) -> std::result::Result<VerifiedConsistency, ProofError> {
     let proof = ConsistencyProof::parse(proof_text).ok_or(ProofError::Malformed)?;
     let old = open_checkpoint(old_note, trusted, proof.old_size)?;
@@ -417,4 +355,118 @@ pub fn verify_consistency_proof(
     merkle::verify_consistency(old.size, new.size, &old.root, &new.root, &proof.hashes)
         .map_err(|_| ProofError::Inconsistent)?;
     Ok(VerifiedConsistency { old, new })
+}
+
+/// What an offline proof verification cannot know, said in every report:
+/// only the keys given are trusted, and a rotation that retired the
+/// signing key after this checkpoint is not visible without the log.
+pub const OFFLINE_NOT_CHECKED: &[&str] = &["later_key_rotations"];
+
+fn signer_names(signed_by: &[(String, u32)]) -> Vec<String> {
+    signed_by
+        .iter()
+        .map(|(n, id)| format!("{n}+{id:08x}"))
+        .collect()
+}
+
+/// The report of `verify-proof`, rendered by the binary.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct InclusionReport {
+    pub verified: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tree_size: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub leaf: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub signed_by: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    pub not_checked: &'static [&'static str],
+}
+
+impl From<&std::result::Result<VerifiedInclusion, ProofError>> for InclusionReport {
+    fn from(r: &std::result::Result<VerifiedInclusion, ProofError>) -> Self {
+        let mut out = InclusionReport {
+            verified: r.is_ok(),
+            origin: None,
+            index: None,
+            tree_size: None,
+            root: None,
+            leaf: None,
+            signed_by: Vec::new(),
+            reason: None,
+            message: None,
+            not_checked: OFFLINE_NOT_CHECKED,
+        };
+        match r {
+            Ok(v) => {
+                out.origin = Some(v.checkpoint.origin.clone());
+                out.index = Some(v.index);
+                out.tree_size = Some(v.checkpoint.size);
+                out.root = Some(crate::hex::encode(&v.checkpoint.root));
+                out.leaf = Some(crate::hex::encode(&v.leaf));
+                out.signed_by = signer_names(&v.signed_by);
+            }
+            Err(e) => {
+                out.reason = Some(e.code());
+                out.message = Some(e.to_string());
+            }
+        }
+        out
+    }
+}
+
+/// The report of `verify-consistency`, rendered by the binary.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ConsistencyReport {
+    pub verified: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old_size: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_size: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_root: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    pub not_checked: &'static [&'static str],
+}
+
+impl From<&std::result::Result<VerifiedConsistency, ProofError>> for ConsistencyReport {
+    fn from(r: &std::result::Result<VerifiedConsistency, ProofError>) -> Self {
+        let mut out = ConsistencyReport {
+            verified: r.is_ok(),
+            origin: None,
+            old_size: None,
+            new_size: None,
+            new_root: None,
+            reason: None,
+            message: None,
+            not_checked: OFFLINE_NOT_CHECKED,
+        };
+        match r {
+            Ok(v) => {
+                out.origin = Some(v.old.origin.clone());
+                out.old_size = Some(v.old.size);
+                out.new_size = Some(v.new.size);
+                out.new_root = Some(crate::hex::encode(&v.new.root));
+            }
+            Err(e) => {
+                out.reason = Some(e.code());
+                out.message = Some(e.to_string());
+            }
+        }
+        out
+    }
 }

@@ -11,8 +11,9 @@
 
 use super::error::{ChainError, CheckpointProblem, RecordProblem};
 use super::record::{self, KIND_CHECKPOINT, KIND_KEY_ROTATION, MAX_LINE_LEN};
+use super::trust::{self, Prechecked, TrustedKeys};
 use crate::merkle::{CompactRange, Hash, leaf_hash};
-use crate::note::{self, VerifierKey, checkpoint::Checkpoint};
+use crate::note::checkpoint::Checkpoint;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 
@@ -22,28 +23,12 @@ const READ_BLOCK: usize = 2 << 20;
 /// What a chunk scan needs to know besides the bytes.
 pub(crate) struct ScanContext<'a> {
     /// Keys trusted from the start (given by the auditor), indexed.
-    pub trusted: &'a super::verify::KeyIndex,
+    pub trusted: &'a TrustedKeys,
     /// Tree sizes at which the compact range must be snapshotted (auditor
     /// checkpoints), sorted ascending, deduplicated.
     pub snapshot_sizes: &'a [u64],
     /// Told how many bytes each read brought in.
     pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
-}
-
-/// The outcome of checking a checkpoint note's signatures against the
-/// initially trusted keys.
-#[derive(Debug, Clone)]
-pub(crate) enum SignatureCheck {
-    /// No keys were given: signatures are not checked.
-    NotChecked,
-    /// Verified by these initially trusted keys (name, id).
-    Verified(Vec<(String, u32)>),
-    /// No initially trusted key signed it; a key introduced by a rotation
-    /// may have: the stitching pass retries with the note text.
-    Pending {
-        note: String,
-        signers: Vec<(String, u32)>,
-    },
 }
 
 /// A checkpoint or key rotation record seen in a chunk.
@@ -55,9 +40,9 @@ pub(crate) struct CheckpointEvent {
     pub checkpoint: Checkpoint,
     /// Compact range from the chunk's first record up to (excluding) this one.
     pub range_before: CompactRange,
-    pub signature: SignatureCheck,
-    /// For a key rotation: the key it introduces.
-    pub new_key: Option<VerifierKey>,
+    /// The note, its signatures by the auditor's keys checked; judged in
+    /// record order by the stitching pass ([`super::trust`]).
+    pub pre: Prechecked,
 }
 
 /// A compact range snapshot at an auditor checkpoint size.
@@ -392,80 +377,30 @@ impl<'c, 'a> Scanner<'c, 'a> {
         let body = parse_checkpoint_body(rec.body, is_rotation).ok_or(ChainError::BadRecord {
             problem: RecordProblem::Body,
         })?;
-        let problem = |problem| ChainError::BadCheckpoint { seq, problem };
-        let parsed =
-            note::parse(body.note.as_bytes()).map_err(|_| problem(CheckpointProblem::Note))?;
-        let checkpoint =
-            note::checkpoint::parse(&parsed.text).map_err(|_| problem(CheckpointProblem::Body))?;
-        if checkpoint.origin.as_bytes() != rec.origin {
-            return Err(problem(CheckpointProblem::Origin));
-        }
+        let origin = std::str::from_utf8(rec.origin).map_err(|_| ChainError::BadRecord {
+            problem: RecordProblem::Origin,
+        })?;
+        let pre = trust::precheck(
+            body.note.as_bytes(),
+            Some(origin),
+            body.new_key.as_deref(),
+            self.ctx.trusted,
+        )
+        .map_err(|e| e.at(seq))?;
+        let checkpoint = pre.claimed().clone();
         if checkpoint.size != seq {
-            return Err(problem(CheckpointProblem::Size));
+            return Err(ChainError::BadCheckpoint {
+                seq,
+                problem: CheckpointProblem::Size,
+            });
         }
-        let new_key = match &body.new_key {
-            None => None,
-            Some(text) => {
-                let key = VerifierKey::from_text(text)
-                    .ok()
-                    .filter(|k| k.name().as_bytes() == rec.origin)
-                    .ok_or(problem(CheckpointProblem::Rotation))?;
-                let announced = format!("{ROTATION_EXTENSION}{text}");
-                if !checkpoint.extensions.contains(&announced)
-                    || note::open(body.note.as_bytes(), std::slice::from_ref(&key)).is_err()
-                {
-                    return Err(problem(CheckpointProblem::Rotation));
-                }
-                Some(key)
-            }
-        };
-        let signers: Vec<(String, u32)> = parsed
-            .signatures
-            .iter()
-            .map(|s| (s.name.clone(), s.key_id))
-            .collect();
-        let signature = if self.ctx.trusted.is_empty() {
-            SignatureCheck::NotChecked
-        } else {
-            // Only trusted keys named after the log's origin count (a key
-            // trusted for another log of the fleet must not vouch for this
-            // one), and only those that signed it (a fleet may come with
-            // thousands of keys).
-            let candidates: Vec<VerifierKey> = parsed
-                .signatures
-                .iter()
-                .filter(|s| s.name.as_bytes() == rec.origin)
-                .filter_map(|s| self.ctx.trusted.get(&(s.name.clone(), s.key_id)).cloned())
-                .collect();
-            if candidates.is_empty() {
-                SignatureCheck::Pending {
-                    note: body.note,
-                    signers,
-                }
-            } else {
-                match note::open(body.note.as_bytes(), &candidates) {
-                    Ok(verified) => SignatureCheck::Verified(verified.verified_by().to_vec()),
-                    Err(note::NoteError::BadSignature { name, key_id }) => {
-                        return Err(ChainError::BadSignature {
-                            key_name: name,
-                            key_id,
-                        });
-                    }
-                    Err(_) => SignatureCheck::Pending {
-                        note: body.note,
-                        signers,
-                    },
-                }
-            }
-        };
         Ok(CheckpointEvent {
             line_index: self.lines,
             offset,
             seq,
             checkpoint,
             range_before: self.range.clone(),
-            signature,
-            new_key,
+            pre,
         })
     }
 
@@ -484,10 +419,6 @@ impl<'c, 'a> Scanner<'c, 'a> {
         }
     }
 }
-
-/// The extension line of a key rotation checkpoint, followed by the new
-/// verifier key (docs/FORMAT.md §6).
-pub const ROTATION_EXTENSION: &str = "vouch-key-rotation ";
 
 pub(crate) struct CheckpointBody {
     pub note: String,

@@ -4,7 +4,7 @@
 //! For each log (by origin) the state keeps: the segment files verified
 //! (path, device, inode, verified length), the compact Merkle range of every
 //! record so far, the last record's seq and leaf hash, the keys trusted at
-//! the end (after rotations), the last checkpoint, and, for every byte range
+//! the end (as the signed rotation notes, replayed on resume), the last checkpoint, and, for every byte range
 //! scanned, that range's own compact range ("range digests").
 //!
 //! How a later run still catches changes to the part already verified:
@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Format tag of the state file.
-pub const STATE_FORMAT: &str = "vouch-verify-state/1";
+pub const STATE_FORMAT: &str = "vouch-verify-state/2";
 
 /// One scanned byte range and its digest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -69,23 +69,30 @@ pub struct SavedLog {
     pub last_is_checkpoint: bool,
     /// Compact range over all records from 0, hex.
     pub tree: Vec<String>,
-    /// Verifier keys introduced by rotations (beyond the auditor's).
-    pub added_keys: Vec<String>,
-    /// Keys retired by rotations, as `name+keyid`.
-    pub retired_keys: Vec<String>,
-    pub authenticated: bool,
+    /// The key rotations admitted so far, as signed: replayed through the
+    /// trust rule under the keys of the next run, so editing the state file
+    /// cannot make a key trusted.
+    pub rotations: Vec<SavedRotation>,
     /// The text of the last verified checkpoint.
     pub last_checkpoint: Option<String>,
     /// Next range index the rolling re-check starts from.
     pub recheck_cursor: usize,
 }
 
+/// A key rotation as recorded in the log: its signed note and new key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SavedRotation {
+    pub note: String,
+    pub new_key: String,
+}
+
 /// The whole state file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VerifyState {
     pub format: String,
-    /// Fingerprint of the keys given with `--pub`; a run with other keys
-    /// starts over.
+    /// Fingerprint of the keys given with `--pub`: a run with other keys
+    /// verifies every log in full again (the pins still hold).
     pub keys: String,
     pub logs: BTreeMap<String, SavedLog>,
 }
@@ -137,13 +144,6 @@ impl VerifyState {
             std::fs::rename(&tmp, path)
         };
         write().map_err(|e| crate::Error::io(path, e))
-    }
-
-    /// The fingerprint of a set of trusted keys.
-    pub fn keys_fingerprint(keys: &[crate::note::VerifierKey]) -> String {
-        let mut texts: Vec<String> = keys.iter().map(|k| k.to_text()).collect();
-        texts.sort();
-        crate::hex::encode(&crate::merkle::leaf_hash(texts.join("\n").as_bytes()))
     }
 }
 

@@ -10,7 +10,7 @@
 
 use super::error::ChainError;
 use super::record::{self, KIND_CHECKPOINT, KIND_KEY_ROTATION, NewRecord};
-use super::scan::ROTATION_EXTENSION;
+use super::trust::ROTATION_EXTENSION;
 use super::verify::{self, VerifyOptions};
 use crate::merkle::{Hash, leaf_hash};
 use crate::note::{self, SignerKey, checkpoint::Checkpoint};

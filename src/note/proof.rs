@@ -21,8 +21,8 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 
-use super::checkpoint::{Checkpoint, parse_decimal, parse_hash};
-use super::{MAX_NOTE_SIZE, NoteError, VerifierKey, check_chars};
+use super::checkpoint::{parse_decimal, parse_hash};
+use super::{MAX_NOTE_SIZE, NoteError, check_chars};
 use crate::merkle::{Hash, MAX_INCLUSION_PROOF_LEN};
 
 /// First line of every tlog-proof.
@@ -116,71 +116,7 @@ pub fn parse(bytes: &[u8]) -> Result<TlogProof, NoteError> {
     })
 }
 
-/// A tlog-proof whose checkpoint signature and inclusion proof
-/// [`TlogProof::verify`] has checked. Only `verify` builds one.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VerifiedInclusion {
-    index: u64,
-    checkpoint: Checkpoint,
-    verified_by: Vec<(String, u32)>,
-}
-
-impl VerifiedInclusion {
-    /// Index of the verified leaf.
-    pub fn index(&self) -> u64 {
-        self.index
-    }
-
-    /// The verified checkpoint the leaf is included in.
-    pub fn checkpoint(&self) -> &Checkpoint {
-        &self.checkpoint
-    }
-
-    /// The trusted keys whose checkpoint signatures verified.
-    pub fn verified_by(&self) -> &[(String, u32)] {
-        &self.verified_by
-    }
-}
-
 impl TlogProof {
-    /// Verifies that `leaf` (an RFC 6962 leaf hash) is at `self.index` in the
-    /// log `origin`, as in Go's `transparency-dev/merkle` `VerifyTLogProof`.
-    ///
-    /// Checks, in order: the checkpoint note is signed by a key in `trusted`
-    /// ([`super::open`] semantics); its text is a checkpoint
-    /// ([`super::checkpoint::parse`]) whose origin equals `origin`; the
-    /// inclusion proof verifies against its size and root
-    /// ([`crate::merkle::verify_inclusion`], RFC 9162 §2.1.3.2). Does not look
-    /// at `extra` (unauthenticated), and applies no witness policy beyond
-    /// "some trusted key signed".
-    pub fn verify(
-        &self,
-        leaf: &Hash,
-        origin: &str,
-        trusted: &[VerifierKey],
-    ) -> Result<VerifiedInclusion, NoteError> {
-        let note = super::open(self.checkpoint.as_bytes(), trusted)?;
-        let checkpoint = super::checkpoint::parse(note.text())?;
-        if checkpoint.origin != origin {
-            return Err(NoteError::OriginMismatch {
-                expected: origin.to_owned(),
-                found: checkpoint.origin,
-            });
-        }
-        crate::merkle::verify_inclusion(
-            leaf,
-            self.index,
-            checkpoint.size,
-            &self.hashes,
-            &checkpoint.root,
-        )?;
-        Ok(VerifiedInclusion {
-            index: self.index,
-            checkpoint,
-            verified_by: note.verified_by().to_vec(),
-        })
-    }
-
     /// The tlog-proof text. Parses back to `self` when `checkpoint` is a
     /// well-formed signed checkpoint note and there are at most
     /// [`MAX_INCLUSION_PROOF_LEN`] hashes.
@@ -298,57 +234,6 @@ AHCioX9nLjsrse6YhjRRmk1WUEirVOLLRoOQ6vfO5vk=
                 .starts_with("c2sp.org/tlog-proof@v1\nindex 0\n\n")
         );
         assert_eq!(parse(p.to_text().as_bytes()).unwrap(), p);
-    }
-
-    #[test]
-    fn verify_checks_signature_origin_and_inclusion() {
-        let leaves: Vec<merkle::Hash> = (0..6u8).map(|i| merkle::leaf_hash(&[i])).collect();
-        let cp = Checkpoint {
-            origin: "example.com/fancylog".into(),
-            size: 6,
-            root: merkle::root(&leaves),
-            extensions: vec![],
-        };
-        let note = sign(&cp.to_text(), &[&signer()]).unwrap();
-        let p = TlogProof {
-            extra: None,
-            index: 4,
-            hashes: merkle::inclusion_proof(&leaves, 4).unwrap(),
-            checkpoint: note,
-        };
-        let trusted = [signer().verifier()];
-        let v = p
-            .verify(&leaves[4], "example.com/fancylog", &trusted)
-            .unwrap();
-        assert_eq!(
-            (v.index(), v.checkpoint(), v.verified_by().len()),
-            (4, &cp, 1)
-        );
-        let code = |r: Result<VerifiedInclusion, NoteError>| r.unwrap_err().code();
-        assert_eq!(
-            code(p.verify(&leaves[3], "example.com/fancylog", &trusted)),
-            "merkle_root_mismatch"
-        );
-        assert_eq!(
-            code(p.verify(&leaves[4], "example.com/other", &trusted)),
-            "checkpoint_origin_mismatch"
-        );
-        assert_eq!(
-            code(p.verify(&leaves[4], "example.com/fancylog", &[])),
-            "note_unknown_key"
-        );
-        let mut q = p.clone();
-        q.index = 5;
-        assert_eq!(
-            code(q.verify(&leaves[4], "example.com/fancylog", &trusted)),
-            "merkle_root_mismatch"
-        );
-        let mut q = p.clone();
-        q.hashes[0][0] ^= 1;
-        assert_eq!(
-            code(q.verify(&leaves[4], "example.com/fancylog", &trusted)),
-            "merkle_root_mismatch"
-        );
     }
 
     #[test]

@@ -21,7 +21,7 @@
 use crate::anchor::record::{AnchorEntry, scan_log, sha256_hex};
 use crate::chain::record;
 use crate::merkle::{self, Hash};
-use crate::note::{VerifierKey, checkpoint::Checkpoint};
+use crate::note::checkpoint::Checkpoint;
 use crate::{Error, Result};
 use base64::Engine;
 use serde::{Deserialize, Serialize};
@@ -146,14 +146,16 @@ pub enum CheckpointFailure {
     Malformed,
 }
 
-impl From<crate::note::NoteError> for CheckpointFailure {
-    fn from(e: crate::note::NoteError) -> Self {
+impl From<crate::chain::trust::TrustError> for CheckpointFailure {
+    fn from(e: crate::chain::trust::TrustError) -> Self {
+        use crate::chain::trust::TrustError;
         match e {
-            crate::note::NoteError::BadSignature { name, key_id } => {
-                CheckpointFailure::BadSignature { name, key_id }
-            }
-            crate::note::NoteError::UnknownKey { .. } => CheckpointFailure::UnknownKey,
-            _ => CheckpointFailure::Malformed,
+            TrustError::BadSignature { key_name, key_id } => CheckpointFailure::BadSignature {
+                name: key_name,
+                key_id,
+            },
+            TrustError::UnknownKey { .. } | TrustError::NoKeys => CheckpointFailure::UnknownKey,
+            TrustError::Malformed(_) => CheckpointFailure::Malformed,
         }
     }
 }
@@ -310,7 +312,7 @@ impl ReceiptReport {
 /// not checked and does not count as an anchor.
 pub fn verify(
     receipt: &Receipt,
-    trusted: &[VerifierKey],
+    trusted: &crate::chain::TrustedKeys,
     tsa_roots: Option<&crate::tsa::TrustStore>,
     given_record: Option<&[u8]>,
 ) -> ReceiptReport {
@@ -361,10 +363,10 @@ pub fn verify(
     // 2. The checkpoint signature.
     let mut checkpoint = None;
     let cp_result = (|| {
-        let verified = crate::note::open(receipt.checkpoint.as_bytes(), trusted)
-            .map_err(|e| ReceiptError::BadCheckpoint(e.into()))?;
-        let cp = crate::note::checkpoint::parse(verified.text())
-            .map_err(|_| ReceiptError::Malformed("checkpoint is not a tlog-checkpoint"))?;
+        let verified =
+            crate::chain::trust::open_standalone(receipt.checkpoint.as_bytes(), None, trusted)
+                .map_err(|e| ReceiptError::BadCheckpoint(e.into()))?;
+        let cp = verified.checkpoint().clone();
         if cp.origin != receipt.origin || cp.size != receipt.proof.tree_size {
             return Err(ReceiptError::CheckpointMismatch {
                 expected: format!("{} size {}", receipt.origin, receipt.proof.tree_size),
@@ -372,7 +374,7 @@ pub fn verify(
             });
         }
         let signers: Vec<String> = verified
-            .verified_by()
+            .signed_by()
             .iter()
             .map(|(n, id)| format!("{n}+{id:08x}"))
             .collect();

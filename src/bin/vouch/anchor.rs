@@ -227,14 +227,6 @@ fn anchor(args: AnchorArgs) -> ExitCode {
     )
 }
 
-fn load_keys(paths: &[PathBuf]) -> Result<Vec<vouch::note::VerifierKey>> {
-    let mut all = Vec::new();
-    for p in paths {
-        all.extend(keys::read_verifier_keys(p)?);
-    }
-    Ok(all)
-}
-
 fn outcome_parts(c: &AnchorCheck) -> (&'static str, Option<&'static str>, String) {
     match &c.outcome {
         CheckOutcome::Verified => ("verified", None, String::new()),
@@ -334,7 +326,7 @@ fn verify(args: VerifyArgs) -> ExitCode {
     let format = args.format;
     finish(
         (|| {
-            let trusted = load_keys(&args.pubkeys)?;
+            let trusted = keys::load_trusted_keys(&args.pubkeys)?;
             let from = args
                 .from
                 .iter()

@@ -4,10 +4,10 @@
 
 use crate::output::{self, EXIT_REJECTED, EXIT_VERIFIED, Format};
 use comfy_table::{Cell, Color, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
-use serde_json::json;
 use std::io::{BufRead, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use vouch::chain::report::{StateOutcome, VERIFY_FORMAT, VerifyDocument, VerifySummaryLine};
 use vouch::chain::state::{Recheck, VerifyState};
 use vouch::chain::{self, LogReport, LogStatus, RepairOutcome, keys, verify, writer};
 use vouch::{Error, Result};
@@ -94,6 +94,11 @@ pub struct VerifyArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
+    /// With --state: forget what was remembered about the log ORIGIN, so it
+    /// is verified afresh and pinned again (after the auditor has looked
+    /// into why it was rejected). Repeatable.
+    #[arg(long, value_name = "ORIGIN")]
+    reset_pin: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Default)]
@@ -147,30 +152,22 @@ pub fn verify_consistency(args: VerifyConsistencyArgs) -> ExitCode {
     let format = args.format;
     finish(
         (|| {
-            let trusted = load_keys(&args.pubkeys)?;
+            let trusted = keys::load_trusted_keys(&args.pubkeys)?;
             let proof = verify::read_small_file(&args.proof, 2 << 20)?;
             let old = verify::read_small_file(&args.old, 1 << 20)?;
             let result = chain::proof::verify_consistency_proof(&proof, &old, &trusted);
-            let (code, value) = match &result {
-                Ok(v) => (
-                    EXIT_VERIFIED,
-                    json!({
-                        "verified": true,
-                        "origin": v.old().origin,
-                        "old_size": v.old().size,
-                        "new_size": v.new_checkpoint().size,
-                        "new_root": vouch::hex::encode(&v.new_checkpoint().root),
-                    }),
-                ),
-                Err(e) => (
-                    EXIT_REJECTED,
-                    json!({ "verified": false, "reason": e.code(), "message": e.to_string() }),
-                ),
+            let code = if result.is_ok() {
+                EXIT_VERIFIED
+            } else {
+                EXIT_REJECTED
             };
             match (format, &result) {
-                (Format::Json, _) => output::print_json(&value),
+                (Format::Json, _) => {
+                    output::print_json(&chain::proof::ConsistencyReport::from(&result))
+                }
                 (Format::Table, Ok(v)) => output::print_stdout(&format!(
-                    "verified: {} at size {} extends the checkpoint at size {}",
+                    "verified: {} at size {} extends the checkpoint at size {}\n\
+                     not checked: key rotations after the newer checkpoint (only the keys given are trusted)",
                     v.old().origin,
                     v.new_checkpoint().size,
                     v.old().size
@@ -380,14 +377,6 @@ pub fn repair(args: RepairArgs) -> ExitCode {
     )
 }
 
-fn load_keys(paths: &[PathBuf]) -> Result<Vec<vouch::note::VerifierKey>> {
-    let mut all = Vec::new();
-    for p in paths {
-        all.extend(keys::read_verifier_keys(p)?);
-    }
-    Ok(all)
-}
-
 pub fn verify(args: VerifyArgs) -> ExitCode {
     let format = match args.format {
         VerifyFormat::Table => Format::Table,
@@ -395,18 +384,31 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
     };
     finish(
         (|| {
-            let trusted = load_keys(&args.pubkeys)?;
+            let trusted = keys::load_trusted_keys(&args.pubkeys)?;
             let checkpoints = args
                 .checkpoint
                 .iter()
                 .map(|p| verify::load_auditor_checkpoint(p, &trusted))
                 .collect::<Result<Vec<_>>>()?;
             let state = match &args.state {
-                Some(p) => Some(std::sync::Arc::new(VerifyState::load(p)?)),
+                Some(p) => {
+                    let mut state = VerifyState::load(p)?;
+                    for origin in &args.reset_pin {
+                        if state.logs.remove(origin).is_none() {
+                            return Err(Error::NoSuchPin {
+                                origin: origin.clone(),
+                            });
+                        }
+                    }
+                    Some(std::sync::Arc::new(state))
+                }
+                None if !args.reset_pin.is_empty() => {
+                    return Err(Error::Usage("--reset-pin needs --state".into()));
+                }
                 None => None,
             };
-            let files = verify::collect_log_files(&args.paths)?;
-            let bar = progress_bar(&files, args.format);
+            let found = verify::collect_log_files(&args.paths)?;
+            let bar = progress_bar(&found.files, args.format);
             let mut opts = chain::VerifyOptions {
                 trusted,
                 checkpoints,
@@ -425,10 +427,10 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
             let streaming = args.format == VerifyFormat::Ndjson;
             let on_log = |log: &LogReport| {
                 if streaming {
-                    output::print_stdout(&log_json(log).to_string());
+                    output::print_json_line(log);
                 }
             };
-            let run = || verify::verify_files_streaming(&files, &opts, &on_log);
+            let run = || verify::verify_found(&found, &opts, &on_log);
             let report = match args.threads {
                 Some(n) => rayon::ThreadPoolBuilder::new()
                     .num_threads(n.max(1))
@@ -440,16 +442,52 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
             if let Some(bar) = bar {
                 bar.finish_and_clear();
             }
-            if let Some(p) = &args.state {
-                report.state.save(p)?;
-            }
-            let code = report.exit_code(args.strict);
+            let mut code = report.exit_code(args.strict);
+            // A state that cannot be saved does not hide the verdict: the
+            // report is printed, rejected evidence keeps exit 1.
+            let state = args.state.as_ref().map(|p| match report.state.save(p) {
+                Ok(()) => StateOutcome {
+                    saved: true,
+                    error: None,
+                },
+                Err(e) => {
+                    eprintln!("vouch: the state was NOT saved: {e}");
+                    if code == EXIT_VERIFIED {
+                        code = output::EXIT_ERROR;
+                    }
+                    StateOutcome {
+                        saved: false,
+                        error: Some(e.to_string()),
+                    }
+                }
+            });
             match args.format {
-                VerifyFormat::Json => print_fleet_json(&report, code),
-                VerifyFormat::Ndjson => output::print_stdout(
-                    &json!({ "summary": summary_json(&report), "exit_code": code }).to_string(),
-                ),
-                VerifyFormat::Table => output::print_stdout(&fleet_table(&report)),
+                VerifyFormat::Json => output::print_json_compact(&VerifyDocument {
+                    format: VERIFY_FORMAT,
+                    logs: &report.logs,
+                    summary: report.summary(),
+                    state,
+                    exit_code: code,
+                }),
+                VerifyFormat::Ndjson => output::print_json_line(&VerifySummaryLine {
+                    summary: report.summary(),
+                    state,
+                    exit_code: code,
+                }),
+                VerifyFormat::Table => {
+                    let mut text = fleet_table(&report);
+                    if let Some(StateOutcome {
+                        saved: false,
+                        error,
+                    }) = &state
+                    {
+                        text.push_str(&format!(
+                            "\nstate NOT saved: {}",
+                            error.as_deref().unwrap_or("")
+                        ));
+                    }
+                    output::print_stdout(&text)
+                }
             }
             Ok(ExitCode::from(code))
         })(),
@@ -478,69 +516,6 @@ fn progress_bar(files: &[PathBuf], format: VerifyFormat) -> Option<indicatif::Pr
         bar.set_style(style);
     }
     Some(bar)
-}
-
-fn log_json(log: &LogReport) -> serde_json::Value {
-    json!({
-        "path": log.path.display().to_string(),
-        "segments": log.segments.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-        "resumed_from": log.resumed_from,
-        "origin": log.origin,
-        "status": log.status,
-        "bytes": log.bytes,
-        "records": log.records,
-        "covered": log.covered,
-        "checkpoints": log.checkpoints,
-        "root": log.verified.as_ref().map(|v| vouch::hex::encode(&v.root())),
-        "reason": log.reason(),
-        "failure": log.failure.as_ref().map(|f| json!({
-            "reason": f.error.code(),
-            "seq": f.seq,
-            "path": f.path.display().to_string(),
-            "line": f.line,
-            "offset": f.offset,
-            "message": f.error.to_string(),
-        })),
-        "torn_tail_bytes": log.torn_tail,
-        "error": log.error,
-    })
-}
-
-fn summary_json(report: &verify::FleetReport) -> serde_json::Value {
-    let count = |s: LogStatus| report.logs.iter().filter(|l| l.status == s).count();
-    json!({
-        "logs": report.logs.len(),
-        "valid": count(LogStatus::Valid),
-        "invalid": count(LogStatus::Invalid),
-        "partial": count(LogStatus::Partial),
-        "unauthenticated": count(LogStatus::Unauthenticated),
-        "error": count(LogStatus::Error),
-        "records": report.logs.iter().map(|l| l.records).sum::<u64>(),
-        "bytes": report.logs.iter().map(|l| l.bytes).sum::<u64>(),
-    })
-}
-
-/// Writes the `--format json` document, one log at a time (a fleet report
-/// can hold many thousands of logs).
-fn print_fleet_json(report: &verify::FleetReport, code: u8) {
-    use std::io::Write;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let mut write = || -> std::io::Result<()> {
-        out.write_all(b"{\"format\":\"vouch-verify/1\",\"logs\":[")?;
-        for (i, log) in report.logs.iter().enumerate() {
-            if i > 0 {
-                out.write_all(b",")?;
-            }
-            out.write_all(b"\n")?;
-            serde_json::to_writer(&mut out, &log_json(log))?;
-        }
-        out.write_all(b"\n],\"summary\":")?;
-        serde_json::to_writer(&mut out, &summary_json(report))?;
-        writeln!(out, ",\"exit_code\":{code}}}")?;
-        out.flush()
-    };
-    // A closed pipe is not an error.
-    let _ = write();
 }
 
 fn status_cell(status: LogStatus) -> Cell {
@@ -602,20 +577,15 @@ fn fleet_table(report: &verify::FleetReport) -> String {
             Cell::new(detail(log)),
         ]);
     }
-    let count = |s: LogStatus| report.logs.iter().filter(|l| l.status == s).count();
+    let s = report.summary();
     let mut summary = format!(
         "{} logs: {} valid, {} invalid, {} partial, {} unauthenticated",
-        report.logs.len(),
-        count(LogStatus::Valid),
-        count(LogStatus::Invalid),
-        count(LogStatus::Partial),
-        count(LogStatus::Unauthenticated)
+        s.logs, s.valid, s.invalid, s.partial, s.unauthenticated
     );
-    if count(LogStatus::Error) > 0 {
-        summary.push_str(&format!(", {} unreadable", count(LogStatus::Error)));
+    if s.error > 0 {
+        summary.push_str(&format!(", {} unreadable", s.error));
     }
-    let records: u64 = report.logs.iter().map(|l| l.records).sum();
-    format!("{table}\n{summary}; {records} records")
+    format!("{table}\n{summary}; {} records", s.records)
 }
 
 pub fn prove(args: ProveArgs) -> ExitCode {
@@ -642,34 +612,22 @@ pub fn verify_proof(args: VerifyProofArgs) -> ExitCode {
     let format = args.format;
     finish(
         (|| {
-            let trusted = load_keys(&args.pubkeys)?;
+            let trusted = keys::load_trusted_keys(&args.pubkeys)?;
             let proof = verify::read_small_file(&args.proof, 1 << 20)?;
             let record =
                 verify::read_small_file(&args.record, chain::record::MAX_LINE_LEN as u64 + 2)?;
             let result = chain::proof::verify_inclusion_proof(&proof, &record, &trusted);
-            let (code, value) = match &result {
-                Ok(v) => (
-                    EXIT_VERIFIED,
-                    json!({
-                        "verified": true,
-                        "origin": v.checkpoint().origin,
-                        "index": v.index(),
-                        "tree_size": v.checkpoint().size,
-                        "root": vouch::hex::encode(&v.checkpoint().root),
-                        "leaf": vouch::hex::encode(&v.leaf()),
-                        "signed_by": v.signed_by().iter().map(|(n, id)| format!("{n}+{id:08x}")).collect::<Vec<_>>(),
-                    }),
-                ),
-                Err(e) => (
-                    EXIT_REJECTED,
-                    json!({ "verified": false, "reason": e.code(), "message": e.to_string() }),
-                ),
+            let code = if result.is_ok() {
+                EXIT_VERIFIED
+            } else {
+                EXIT_REJECTED
             };
             match format {
-                Format::Json => output::print_json(&value),
+                Format::Json => output::print_json(&chain::proof::InclusionReport::from(&result)),
                 Format::Table => match &result {
                     Ok(v) => output::print_stdout(&format!(
-                        "verified: record {} is included in {} at tree size {} (signed by {})",
+                        "verified: record {} is included in {} at tree size {} (signed by {})\n\
+                         not checked: key rotations after this checkpoint (only the keys given are trusted)",
                         v.index(),
                         v.checkpoint().origin,
                         v.checkpoint().size,

@@ -38,6 +38,23 @@ pub fn print_json(value: &impl serde::Serialize) {
     }
 }
 
+/// Writes a value as one line of compact JSON to stdout (ndjson).
+pub fn print_json_line(value: &impl serde::Serialize) {
+    match serde_json::to_string(value) {
+        Ok(text) => print_stdout(&text),
+        Err(e) => eprintln!("vouch: error: cannot render JSON: {e}"),
+    }
+}
+
+/// Streams a (possibly large) value as compact JSON to stdout.
+pub fn print_json_compact(value: &impl serde::Serialize) {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let _ = serde_json::to_writer(&mut out, value)
+        .map_err(std::io::Error::from)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+}
+
 /// Reports a library error in the chosen format and returns its exit code:
 /// 1 when the evidence was rejected, 2 for an operational error.
 pub fn report_error(err: &vouch::Error, format: Format) -> ExitCode {

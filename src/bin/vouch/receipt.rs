@@ -103,10 +103,7 @@ fn verify(args: VerifyArgs) -> ExitCode {
     let format = args.format;
     finish(
         (|| {
-            let mut trusted = Vec::new();
-            for p in &args.pubkeys {
-                trusted.extend(keys::read_verifier_keys(p)?);
-            }
+            let trusted = keys::load_trusted_keys(&args.pubkeys)?;
             let bytes = read_small_file(&args.file, receipt::MAX_RECEIPT_BYTES)?;
             let r = receipt::parse(&bytes)
                 .map_err(|e| Error::Usage(format!("{}: {e}", args.file.display())))?;

@@ -1,0 +1,215 @@
+//! Incremental audits (docs/FORMAT.md §14): deciding whether a remembered
+//! log can be resumed, what to re-check, and comparing re-checks with the
+//! remembered range digests. The state file is untrusted input as far as
+//! bounds go: every index and offset in it is checked before use.
+
+use super::error::ChainError;
+use super::options::VerifyOptions;
+use super::plan;
+use super::report::Failure;
+use super::scan::ChunkScan;
+use super::state::{Recheck, SavedLog, SavedRange, hashes_from_hex, hashes_to_hex};
+use crate::merkle::CompactRange;
+use std::path::Path;
+
+/// Whether a remembered log can be resumed: same segment files (device,
+/// inode), none shorter, only the last one grown, and no auditor checkpoint
+/// inside the part already verified.
+pub(super) fn can_resume(saved: &SavedLog, log: &plan::LogPlan, opts: &VerifyOptions) -> bool {
+    let n = saved.segments.len();
+    if n == 0 || n > log.segments.len() || !well_formed(saved) {
+        return false;
+    }
+    let same_files = saved
+        .segments
+        .iter()
+        .zip(&log.segments)
+        .enumerate()
+        .all(|(i, (s, f))| {
+            s.path == f.path
+                && s.dev == f.dev
+                && s.ino == f.ino
+                && f.len >= s.len
+                && (i + 1 == n || f.len == s.len)
+        });
+    let pinned_inside = opts
+        .checkpoints
+        .iter()
+        .any(|c| c.checkpoint().origin == saved.origin && c.checkpoint().size < saved.records);
+    same_files && !pinned_inside && hashes_from_hex(&saved.tree).is_some()
+}
+
+/// Every range of a remembered log lies inside a remembered segment, in
+/// order, and the counts add up: a hand-edited state is not resumed from.
+fn well_formed(saved: &SavedLog) -> bool {
+    let ranges_ok = saved.ranges.iter().all(|r| {
+        saved
+            .segments
+            .get(r.segment)
+            .is_some_and(|seg| r.start <= r.end && r.end <= seg.len)
+            && hashes_from_hex(&r.digest).is_some()
+    });
+    let lines: u64 = saved.segments.iter().map(|s| s.lines).sum();
+    ranges_ok
+        && lines == saved.records
+        && saved.covered <= saved.records
+        && saved.recheck_cursor <= saved.ranges.len()
+        && crate::hex::decode_lower::<32>(saved.last_leaf.as_bytes()).is_some()
+}
+
+/// Appends a scanned range to the remembered ones, merging it into the
+/// previous range when they are adjacent and together still small, so the
+/// list stays about (log size / chunk size) long however often small
+/// increments are verified.
+pub(super) fn push_range(
+    ranges: &mut Vec<SavedRange>,
+    new: SavedRange,
+    digest: &CompactRange,
+    chunk_bytes: u64,
+) {
+    if let Some(last) = ranges.last_mut()
+        && last.segment == new.segment
+        && last.end == new.start
+        && new.end - last.start <= chunk_bytes
+        && let (Some(hashes), Some(first)) = (hashes_from_hex(&last.digest), last.first_seq)
+        && let Ok(mut merged) = CompactRange::from_parts(first, first + last.lines, hashes)
+        && merged.merge(digest.clone()).is_ok()
+    {
+        last.end = new.end;
+        last.lines += new.lines;
+        last.digest = hashes_to_hex(merged.hashes());
+        return;
+    }
+    ranges.push(new);
+}
+
+/// Re-reads the last remembered record and compares its leaf hash: the
+/// record new ones link to must be the one verified before.
+pub(super) fn last_record_changed(
+    saved: &SavedLog,
+    segments: &[plan::FilePlan],
+) -> Option<Failure> {
+    let seg = saved.segments.last()?;
+    if saved.records == 0 || seg.len == 0 {
+        return None;
+    }
+    let path = &segments.get(saved.segments.len() - 1)?.path;
+    let changed = || Failure {
+        path: path.clone(),
+        line: seg.lines,
+        offset: 0,
+        seq: Some(saved.records - 1),
+        error: ChainError::HistoryChanged {
+            from_seq: saved.records - 1,
+            to_seq: saved.records - 1,
+        },
+    };
+    let Ok(file) = std::fs::File::open(path) else {
+        return Some(changed());
+    };
+    match super::writer::last_line(&file, seg.len) {
+        Ok(super::writer::LastLine::Complete(line))
+            if crate::hex::encode(&crate::merkle::leaf_hash(&line)) == saved.last_leaf =>
+        {
+            None
+        }
+        _ => Some(changed()),
+    }
+}
+
+/// The remembered ranges one run re-scans.
+#[derive(Default)]
+pub(super) struct RecheckPlan {
+    pub ranges: Vec<SavedRange>,
+    /// Lines before each re-checked range in its segment.
+    pub lines_before: Vec<u64>,
+    pub next_cursor: usize,
+}
+
+pub(super) fn recheck_plan(
+    saved: &SavedLog,
+    segments: &[plan::FilePlan],
+    tasks: &[(usize, u64, u64)],
+    mode: Recheck,
+) -> RecheckPlan {
+    let new_bytes: u64 = tasks.iter().map(|t| t.2 - t.1).sum();
+    let n = saved.ranges.len();
+    let mut chosen: Vec<usize> = Vec::new();
+    let mut next_cursor = saved.recheck_cursor;
+    match mode {
+        Recheck::All => chosen.extend(0..n),
+        Recheck::Rolling => {
+            // At least as many bytes as are new and one range per run, so the
+            // sweep over the old part finishes before the log has doubled
+            // (new ranges are merged up to the chunk size, so at most one
+            // is added per chunk of new data).
+            let mut budget = 0u64;
+            let mut k = saved.recheck_cursor % n.max(1);
+            for taken in 0..n {
+                if budget >= new_bytes && taken >= 1 {
+                    break;
+                }
+                if !chosen.contains(&k) {
+                    chosen.push(k);
+                    budget += saved.ranges[k].end - saved.ranges[k].start;
+                }
+                k = (k + 1) % n;
+            }
+            next_cursor = k;
+        }
+    }
+    chosen.sort_unstable();
+    let mut lines_before = Vec::with_capacity(chosen.len());
+    for &k in &chosen {
+        let r = &saved.ranges[k];
+        lines_before.push(
+            saved.ranges[..k]
+                .iter()
+                .filter(|p| p.segment == r.segment)
+                .map(|p| p.lines)
+                .sum(),
+        );
+    }
+    let _ = segments;
+    RecheckPlan {
+        ranges: chosen.iter().map(|&k| saved.ranges[k].clone()).collect(),
+        lines_before,
+        next_cursor,
+    }
+}
+
+/// Compares a re-scan of a remembered range with its digest.
+pub(super) fn recheck_failure(
+    range: &SavedRange,
+    scan: &ChunkScan,
+    path: &Path,
+    plan: &RecheckPlan,
+) -> Option<Failure> {
+    let index = plan.ranges.iter().position(|r| r == range).unwrap_or(0);
+    let before = plan.lines_before.get(index).copied().unwrap_or(0);
+    if let Some(f) = &scan.failure {
+        return Some(Failure {
+            path: path.to_path_buf(),
+            line: before + f.line_index + 1,
+            offset: f.offset,
+            seq: f.seq,
+            error: f.error.clone(),
+        });
+    }
+    let digest = hashes_to_hex(scan.range.hashes());
+    let first_seq = scan.first.as_ref().map(|f| f.seq);
+    if first_seq != range.first_seq || scan.lines != range.lines || digest != range.digest {
+        let from = range.first_seq.unwrap_or(0);
+        return Some(Failure {
+            path: path.to_path_buf(),
+            line: before + 1,
+            offset: range.start,
+            seq: range.first_seq,
+            error: ChainError::HistoryChanged {
+                from_seq: from,
+                to_seq: from + range.lines.saturating_sub(1),
+            },
+        });
+    }
+    None
+}
