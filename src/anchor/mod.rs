@@ -31,13 +31,12 @@ pub mod s3;
 pub mod timestamp;
 pub mod verify;
 
-use crate::chain::record::{KIND_CHECKPOINT, MAX_LINE_LEN, parse_line};
-use crate::chain::verify::{VerifyOptions, verify_files};
+use crate::chain::record::KIND_CHECKPOINT;
+use crate::chain::verify::VerifyOptions;
 use crate::chain::writer::{self, LockedLog};
 use crate::note::{SignerKey, checkpoint::Checkpoint};
 use crate::{Error, Result};
 use record::{AnchorBody, AnchorEntry, KIND_ANCHOR};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// Why a local target refused a write.
@@ -330,56 +329,30 @@ fn put(
 }
 
 /// The note of the log's last record when it is a checkpoint, else a new
-/// checkpoint record signed now. The log's structure is verified either way.
+/// checkpoint record signed now. The log is read through the validated
+/// reader and refused unless it verifies.
 fn latest_checkpoint(path: &Path, key: &SignerKey) -> Result<(String, Option<u64>)> {
-    if let Some((seq, note)) = last_record_checkpoint(path)? {
-        let report = verify_files(&[path.to_path_buf()], &VerifyOptions::default());
-        if let Some(r) = report.logs.first() {
-            if let Some(e) = &r.error {
-                return Err(Error::io(path, std::io::Error::other(e.clone())));
-            }
-            if let Some(f) = &r.failure {
-                return Err(Error::LogState {
-                    path: path.to_path_buf(),
-                    problem: writer::LogStateProblem::Invalid(f.error.clone()),
-                });
-            }
+    if std::fs::metadata(path).is_ok() {
+        let mut last: Option<(u64, Option<String>)> = None;
+        let report = crate::chain::read::read_log(path, &VerifyOptions::default(), &mut |r| {
+            let note = (r.kind == KIND_CHECKPOINT.as_bytes())
+                .then(|| {
+                    serde_json::from_slice::<serde_json::Value>(r.body)
+                        .ok()
+                        .and_then(|v| v.get("note")?.as_str().map(str::to_owned))
+                })
+                .flatten();
+            last = Some((r.seq, note));
+        })?;
+        crate::chain::read::refuse_unverified(path, &report)?;
+        if report.torn_tail.is_none()
+            && let Some((seq, Some(note))) = last
+        {
+            return Ok((note, Some(seq)));
         }
-        return Ok((note, Some(seq)));
     }
     let signed = writer::checkpoint(path, key, true)?;
     Ok((signed.note, signed.record_seq))
-}
-
-/// Reads the last complete line; returns (seq, note) if it is a checkpoint.
-fn last_record_checkpoint(path: &Path) -> Result<Option<(u64, String)>> {
-    let file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::io(path, e)),
-    };
-    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
-    let want = len.min(MAX_LINE_LEN as u64 + 2);
-    let mut buf = vec![0u8; want as usize];
-    file.read_exact_at(&mut buf, len - want)
-        .map_err(|e| Error::io(path, e))?;
-    let Some(body) = buf.strip_suffix(b"\n") else {
-        return Ok(None);
-    };
-    let line = match memchr::memrchr(b'\n', body) {
-        Some(i) => &body[i + 1..],
-        None => body,
-    };
-    let Ok(rec) = parse_line(line) else {
-        return Ok(None);
-    };
-    if rec.kind_str() != KIND_CHECKPOINT {
-        return Ok(None);
-    }
-    let note = serde_json::from_slice::<serde_json::Value>(rec.body)
-        .ok()
-        .and_then(|v| v.get("note")?.as_str().map(str::to_owned));
-    Ok(note.map(|n| (rec.seq, n)))
 }
 
 #[cfg(test)]

@@ -2,12 +2,11 @@
 //! the chain after every target accepted the checkpoint, with everything
 //! needed to check each anchor later without trusting the writer.
 
-use crate::chain::record::{self, MAX_LINE_LEN};
+use crate::Result;
 use crate::merkle::Hash;
 use crate::note::checkpoint::Checkpoint;
-use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
-use std::io::{BufRead, Read};
+
 use std::path::Path;
 
 /// The record kind of an anchor record.
@@ -157,64 +156,50 @@ pub struct FoundAnchor {
     pub body: std::result::Result<AnchorBody, String>,
 }
 
-/// Everything a pass over a log's lines collects for anchors and receipts.
-#[derive(Debug, Default)]
+/// Everything a pass over a log's records collects for anchors and
+/// receipts (never every leaf: memory stays bounded by the anchors).
+#[derive(Debug)]
 pub struct LogScan {
-    /// Leaf hash of every complete record, in order.
-    pub leaves: Vec<Hash>,
-    /// Each record line kept on request (see [`scan_log`]).
-    pub kept_line: Option<Vec<u8>>,
-    /// (seq, note) of each checkpoint or key rotation record.
-    pub checkpoints: Vec<(u64, String)>,
+    /// The verifier's report on the log (read through [`crate::chain::read`]).
+    pub report: crate::chain::LogReport,
+    /// Complete records.
+    pub records: u64,
+    /// (seq, note) of the last checkpoint or key rotation record.
+    pub last_checkpoint: Option<(u64, String)>,
     /// Every `anchor` record.
     pub anchors: Vec<FoundAnchor>,
     /// The origin of the first record.
     pub origin: Option<String>,
 }
 
-/// Reads a log's complete lines once: leaf hashes, embedded checkpoint
-/// notes, anchor records, and the line of record `keep` if asked. Stops at
-/// the first line that is not a record (the chain verifier reports those);
-/// a final line without a newline is ignored.
-pub fn scan_log(path: &Path, keep: Option<u64>) -> Result<LogScan> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
-    let mut line = Vec::new();
-    let mut out = LogScan::default();
-    loop {
-        line.clear();
-        let n = (&mut reader)
-            .take(MAX_LINE_LEN as u64 + 1)
-            .read_until(b'\n', &mut line)
-            .map_err(|e| Error::io(path, e))?;
-        if n == 0 || line.last() != Some(&b'\n') {
-            break;
-        }
-        let bytes = &line[..line.len() - 1];
-        let Ok(rec) = record::parse_line(bytes) else {
-            break;
-        };
-        if out.origin.is_none() {
-            out.origin = Some(rec.origin_str().to_owned());
-        }
-        let kind = rec.kind_str();
-        if kind == record::KIND_CHECKPOINT || kind == record::KIND_KEY_ROTATION {
-            let note = serde_json::from_slice::<serde_json::Value>(rec.body)
+/// Reads a log once through the validated reader: the last embedded
+/// checkpoint note and every anchor record, with the verifier's report
+/// (structural verification; signatures are checked by the callers'
+/// trust path).
+pub fn scan_log(path: &Path) -> Result<LogScan> {
+    use crate::chain::{read, record::KIND_CHECKPOINT, record::KIND_KEY_ROTATION};
+    let mut last_checkpoint = None;
+    let mut anchors = Vec::new();
+    let report = read::read_log(path, &crate::chain::VerifyOptions::default(), &mut |r| {
+        if r.kind == KIND_CHECKPOINT.as_bytes() || r.kind == KIND_KEY_ROTATION.as_bytes() {
+            let note = serde_json::from_slice::<serde_json::Value>(r.body)
                 .ok()
                 .and_then(|v| v.get("note")?.as_str().map(str::to_owned));
             if let Some(note) = note {
-                out.checkpoints.push((rec.seq, note));
+                last_checkpoint = Some((r.seq, note));
             }
-        } else if kind == KIND_ANCHOR {
-            out.anchors.push(FoundAnchor {
-                seq: rec.seq,
-                body: serde_json::from_slice(rec.body).map_err(|e| e.to_string()),
+        } else if r.kind == KIND_ANCHOR.as_bytes() {
+            anchors.push(FoundAnchor {
+                seq: r.seq,
+                body: serde_json::from_slice(r.body).map_err(|e| e.to_string()),
             });
         }
-        if keep == Some(rec.seq) {
-            out.kept_line = Some(bytes.to_vec());
-        }
-        out.leaves.push(crate::merkle::leaf_hash(bytes));
-    }
-    Ok(out)
+    })?;
+    Ok(LogScan {
+        records: report.records,
+        origin: report.origin.clone(),
+        report,
+        last_checkpoint,
+        anchors,
+    })
 }

@@ -170,7 +170,7 @@ pub fn verify_anchors(path: &Path, opts: &VerifyAnchorsOptions) -> Result<Anchor
             "give --pub: anchors are checked against trusted keys".into(),
         ));
     }
-    let scan = scan_log(path, None)?;
+    let scan = scan_log(path)?;
     let mut checks = Vec::new();
     let mut anchored: Vec<AuditorCheckpoint> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();

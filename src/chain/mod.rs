@@ -21,6 +21,7 @@ pub mod keys;
 pub mod options;
 mod plan;
 pub mod proof;
+pub mod read;
 pub mod record;
 pub mod report;
 mod scan;

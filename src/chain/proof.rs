@@ -10,7 +10,6 @@ use super::writer::LogStateProblem;
 use crate::merkle::{self, Hash, leaf_hash};
 use crate::note::{self, checkpoint::Checkpoint, proof::TlogProof};
 use crate::{Error, Result};
-use std::io::{BufRead, Read};
 use std::path::Path;
 
 /// Why an inclusion proof was rejected.
@@ -78,77 +77,68 @@ impl VerifiedInclusion {
     }
 }
 
-/// Reads every record's leaf hash, and every embedded checkpoint note.
-struct LogLeaves {
-    leaves: Vec<Hash>,
-    /// (size, note) of each checkpoint or key rotation record, in order.
-    checkpoints: Vec<(u64, String)>,
-}
-
-fn read_leaves(path: &Path) -> Result<LogLeaves> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
-    let mut line = Vec::new();
-    let mut out = LogLeaves {
-        leaves: Vec::new(),
-        checkpoints: Vec::new(),
-    };
-    loop {
-        line.clear();
-        let n = (&mut reader)
-            .take(record::MAX_LINE_LEN as u64 + 1)
-            .read_until(b'\n', &mut line)
-            .map_err(|e| Error::io(path, e))?;
-        if n == 0 {
-            break;
-        }
-        if line.last() != Some(&b'\n') {
-            return Err(Error::LogState {
-                path: path.to_path_buf(),
-                problem: LogStateProblem::Unterminated,
-            });
-        }
-        let bytes = &line[..line.len() - 1];
-        let rec = record::parse_line(bytes).map_err(|e| Error::LogState {
-            path: path.to_path_buf(),
-            problem: LogStateProblem::Invalid(e),
-        })?;
-        let is_rotation = rec.kind == KIND_KEY_ROTATION.as_bytes();
-        if (rec.kind == KIND_CHECKPOINT.as_bytes() || is_rotation)
-            && let Some(body) = parse_checkpoint_body(rec.body, is_rotation)
+/// The last checkpoint (or key rotation) record of a log that verifies
+/// (structurally: links, canonical form, every checkpoint's root), read
+/// through [`super::read`], and the number of records.
+fn last_checkpoint(path: &Path) -> Result<(Option<(u64, String)>, u64)> {
+    let mut last: Option<(u64, String)> = None;
+    let report = super::read::read_log(path, &super::VerifyOptions::default(), &mut |r| {
+        let is_rotation = r.kind == KIND_KEY_ROTATION.as_bytes();
+        if (r.kind == KIND_CHECKPOINT.as_bytes() || is_rotation)
+            && let Some(body) = parse_checkpoint_body(r.body, is_rotation)
         {
-            out.checkpoints.push((rec.seq, body.note));
+            last = Some((r.seq, body.note));
         }
-        out.leaves.push(leaf_hash(bytes));
+    })?;
+    super::read::refuse_unverified(path, &report)?;
+    if report.torn_tail.is_some() {
+        return Err(Error::LogState {
+            path: path.to_path_buf(),
+            problem: LogStateProblem::Unterminated,
+        });
     }
-    Ok(out)
+    Ok((last, report.records))
 }
 
 /// Builds a tlog-proof for record `seq` against the latest checkpoint in the
-/// log that covers it. The log is not verified here; `vouch verify` does that.
+/// log, which must cover it. The log is read through the validated reader
+/// and refused unless it verifies (signatures are checked by whoever
+/// verifies the proof); memory stays bounded whatever the log's size.
 pub fn prove_inclusion(path: &Path, seq: u64) -> Result<TlogProof> {
-    let log = read_leaves(path)?;
-    let records = log.leaves.len() as u64;
+    let (last, records) = last_checkpoint(path)?;
     if seq >= records {
         return Err(Error::LogState {
             path: path.to_path_buf(),
             problem: LogStateProblem::NoSuchRecord { seq, records },
         });
     }
-    let Some((size, note)) = log.checkpoints.iter().rev().find(|(size, _)| *size > seq) else {
-        let covered = log.checkpoints.last().map_or(0, |c| c.0);
+    let covered = last.as_ref().map_or(0, |c| c.0);
+    let Some((size, note)) = last.filter(|(size, _)| *size > seq) else {
         return Err(Error::LogState {
             path: path.to_path_buf(),
             problem: LogStateProblem::NotCovered { seq, covered },
         });
     };
-    let hashes = merkle::inclusion_proof(&log.leaves[..*size as usize], seq)
-        .map_err(|e| Error::Usage(format!("cannot build the proof: {e}")))?;
+    let ranges = merkle::inclusion_ranges(seq, size).map_err(|_| super::read::changed(path))?;
+    let built =
+        super::read::build_proof(path, &super::VerifyOptions::default(), ranges, Some(seq))?;
+    // The second pass must agree with the checkpoint verified in the first.
+    let root = note::parse(note.as_bytes())
+        .ok()
+        .and_then(|n| note::checkpoint::parse(&n.text).ok())
+        .map(|c| c.root);
+    let line = built.line.ok_or_else(|| super::read::changed(path))?;
+    match root {
+        Some(root)
+            if merkle::verify_inclusion(&leaf_hash(&line), seq, size, &built.hashes, &root)
+                .is_ok() => {}
+        _ => return Err(super::read::changed(path)),
+    }
     Ok(TlogProof {
         extra: None,
         index: seq,
-        hashes,
-        checkpoint: note.clone(),
+        hashes: built.hashes,
+        checkpoint: note,
     })
 }
 
@@ -270,10 +260,10 @@ impl ConsistencyProof {
 }
 
 /// Builds a consistency proof from tree size `old_size` to the latest
-/// checkpoint in the log.
+/// checkpoint in the log, read like [`prove_inclusion`].
 pub fn prove_consistency(path: &Path, old_size: u64) -> Result<ConsistencyProof> {
-    let log = read_leaves(path)?;
-    let Some((size, note)) = log.checkpoints.last() else {
+    let (last, _) = last_checkpoint(path)?;
+    let Some((size, note)) = last else {
         return Err(Error::LogState {
             path: path.to_path_buf(),
             problem: LogStateProblem::NotCovered {
@@ -282,22 +272,23 @@ pub fn prove_consistency(path: &Path, old_size: u64) -> Result<ConsistencyProof>
             },
         });
     };
-    if old_size > *size {
+    if old_size > size {
         return Err(Error::LogState {
             path: path.to_path_buf(),
             problem: LogStateProblem::NotCovered {
                 seq: old_size,
-                covered: *size,
+                covered: size,
             },
         });
     }
-    let hashes = merkle::consistency_proof(&log.leaves[..*size as usize], old_size)
-        .map_err(|e| Error::Usage(format!("cannot build the proof: {e}")))?;
+    let ranges =
+        merkle::consistency_ranges(old_size, size).map_err(|_| super::read::changed(path))?;
+    let built = super::read::build_proof(path, &super::VerifyOptions::default(), ranges, None)?;
     Ok(ConsistencyProof {
         old_size,
-        new_size: *size,
-        hashes,
-        checkpoint: note.clone(),
+        new_size: size,
+        hashes: built.hashes,
+        checkpoint: note,
     })
 }
 

@@ -119,8 +119,32 @@ pub(crate) fn scan_file_chunk(
     file_len: u64,
     ctx: &ScanContext<'_>,
 ) -> std::io::Result<ChunkScan> {
+    scan_file_visit(file, start, end, file_len, ctx, None)
+}
+
+/// A record as the scanner passed it: valid on its own and linked to the
+/// record before it in the same chunk (what only the stitching pass can
+/// judge, the chunk's first link and checkpoint roots, is judged later).
+pub struct Record<'a> {
+    pub seq: u64,
+    pub leaf: Hash,
+    pub kind: &'a [u8],
+    pub body: &'a [u8],
+    pub line: &'a [u8],
+}
+
+/// [`scan_file_chunk`], calling `visit` with every record that passes.
+pub(crate) fn scan_file_visit(
+    file: &File,
+    start: u64,
+    end: u64,
+    file_len: u64,
+    ctx: &ScanContext<'_>,
+    visit: Option<&mut dyn FnMut(&Record<'_>)>,
+) -> std::io::Result<ChunkScan> {
     let mut reader = BlockReader::new(file, file_len, ctx.progress);
     let mut scan = Scanner::new(ctx);
+    scan.visit = visit;
     let mut pos = start;
     if start > 0 {
         // The line that contains byte start-1 belongs to the previous chunk.
@@ -140,6 +164,10 @@ pub(crate) fn scan_file_chunk(
             }
             Line::Unterminated(bytes) => {
                 tail = classify_tail(bytes, offset);
+                break;
+            }
+            Line::LongTail(bytes) => {
+                tail = Tail::Trailing { offset, bytes };
                 break;
             }
         }
@@ -188,8 +216,9 @@ fn classify_tail(bytes: &[u8], offset: u64) -> Tail {
 }
 
 /// Line-by-line verification state of one chunk.
-struct Scanner<'c, 'a> {
+struct Scanner<'c, 'a, 'v> {
     ctx: &'c ScanContext<'a>,
+    visit: Option<&'v mut dyn FnMut(&Record<'_>)>,
     lines: u64,
     first: Option<FirstRecord>,
     origin: Vec<u8>,
@@ -205,10 +234,11 @@ struct Scanner<'c, 'a> {
     jump_pending: Option<u64>,
 }
 
-impl<'c, 'a> Scanner<'c, 'a> {
+impl<'c, 'a, 'v> Scanner<'c, 'a, 'v> {
     fn new(ctx: &'c ScanContext<'a>) -> Self {
         Scanner {
             ctx,
+            visit: None,
             lines: 0,
             first: None,
             origin: Vec::new(),
@@ -346,6 +376,15 @@ impl<'c, 'a> Scanner<'c, 'a> {
         self.prev_leaf = leaf;
         self.expected_seq = rec.seq + 1;
         self.lines += 1;
+        if let Some(visit) = self.visit.as_mut() {
+            visit(&Record {
+                seq: rec.seq,
+                leaf,
+                kind: rec.kind,
+                body: rec.body,
+                line,
+            });
+        }
     }
 
     /// After the first failure, lines are only counted, except that the line
@@ -460,6 +499,9 @@ enum Line<'b> {
     Complete(&'b [u8]),
     TooLong,
     Unterminated(&'b [u8]),
+    /// The file ends, without a newline, in a line over the limit: this
+    /// many bytes after its start (`trailing_data`, FORMAT §7).
+    LongTail(u64),
 }
 
 /// Reads a file sequentially in large blocks with positioned reads, handing
@@ -569,10 +611,11 @@ impl<'f> BlockReader<'f> {
     }
 
     fn skip_long_line(&mut self) -> std::io::Result<Line<'_>> {
+        let start = self.position();
         loop {
             self.cursor = self.filled;
             if self.refill()? == 0 {
-                return Ok(Line::TooLong);
+                return Ok(Line::LongTail(self.position() - start));
             }
             if let Some(n) = memchr::memchr(b'\n', &self.buf[self.cursor..self.filled]) {
                 self.cursor += n + 1;

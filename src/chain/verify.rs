@@ -341,7 +341,7 @@ pub fn verify_bytes(name: &Path, bytes: &[u8], opts: &VerifyOptions) -> LogRepor
     report
 }
 
-fn auditor_pins(opts: &VerifyOptions) -> Vec<Pin<'_>> {
+pub(super) fn auditor_pins(opts: &VerifyOptions) -> Vec<Pin<'_>> {
     opts.checkpoints
         .iter()
         .map(|c| Pin {
@@ -351,7 +351,7 @@ fn auditor_pins(opts: &VerifyOptions) -> Vec<Pin<'_>> {
         .collect()
 }
 
-fn snapshot_sizes(opts: &VerifyOptions) -> Vec<u64> {
+pub(super) fn snapshot_sizes(opts: &VerifyOptions) -> Vec<u64> {
     let mut sizes: Vec<u64> = opts
         .checkpoints
         .iter()

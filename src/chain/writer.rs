@@ -41,6 +41,8 @@ pub enum LogStateProblem {
     NotCovered { seq: u64, covered: u64 },
     #[error("the log ends with an incomplete line; verify it before proving")]
     Unterminated,
+    #[error("the log changed while it was being read; try again")]
+    ChangedWhileReading,
 }
 
 fn state_error(path: &Path, problem: LogStateProblem) -> Error {
@@ -324,7 +326,7 @@ fn verified_tree(log: &LockedLog) -> Result<(u64, Hash)> {
 /// Files beside `path` named `NAME.<suffix>` or `NAME-<suffix>`: segments
 /// rotated away from it (logrotate's numeric and date styles, size-based
 /// segments). Which of them belong to the log is decided by origin.
-fn rotated_siblings(path: &Path) -> Vec<PathBuf> {
+pub(crate) fn rotated_siblings(path: &Path) -> Vec<PathBuf> {
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
         return Vec::new();
     };

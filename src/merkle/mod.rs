@@ -211,6 +211,132 @@ fn split_point(n: usize) -> usize {
     1usize << (usize::BITS - 1 - (n - 1).leading_zeros())
 }
 
+fn split_point_u64(n: u64) -> u64 {
+    1u64 << (u64::BITS - 1 - (n - 1).leading_zeros())
+}
+
+/// The leaf ranges whose tree hashes make up the inclusion proof of `index`
+/// in a tree of `size` leaves (RFC 6962 §2.1.1 `PATH`), in proof order.
+/// With [`ProofBuilder`], a proof is built from a stream of leaves in
+/// O(log size) memory.
+pub fn inclusion_ranges(index: u64, size: u64) -> Result<Vec<std::ops::Range<u64>>, MerkleError> {
+    if index >= size {
+        return Err(MerkleError::IndexOutOfRange { index, size });
+    }
+    fn path(m: u64, lo: u64, hi: u64, out: &mut Vec<std::ops::Range<u64>>) {
+        let n = hi - lo;
+        if n <= 1 {
+            return;
+        }
+        let k = split_point_u64(n);
+        if m < k {
+            path(m, lo, lo + k, out);
+            out.push(lo + k..hi);
+        } else {
+            path(m - k, lo + k, hi, out);
+            out.push(lo..lo + k);
+        }
+    }
+    let mut out = Vec::new();
+    path(index, 0, size, &mut out);
+    Ok(out)
+}
+
+/// The leaf ranges whose tree hashes make up the consistency proof from
+/// `old_size` to `new_size` (RFC 6962 §2.1.2 `SUBPROOF`), in proof order.
+pub fn consistency_ranges(
+    old_size: u64,
+    new_size: u64,
+) -> Result<Vec<std::ops::Range<u64>>, MerkleError> {
+    if old_size > new_size {
+        return Err(MerkleError::OldSizeTooLarge { old_size, new_size });
+    }
+    fn sub(m: u64, lo: u64, hi: u64, complete: bool, out: &mut Vec<std::ops::Range<u64>>) {
+        let n = hi - lo;
+        if m == n {
+            if !complete {
+                out.push(lo..hi);
+            }
+            return;
+        }
+        let k = split_point_u64(n);
+        if m <= k {
+            sub(m, lo, lo + k, complete, out);
+            out.push(lo + k..hi);
+        } else {
+            sub(m - k, lo + k, hi, false, out);
+            out.push(lo..lo + k);
+        }
+    }
+    let mut out = Vec::new();
+    if old_size > 0 {
+        sub(old_size, 0, new_size, true, &mut out);
+    }
+    Ok(out)
+}
+
+/// Builds a proof from leaves streamed in order: the tree hash of each
+/// range of [`inclusion_ranges`] or [`consistency_ranges`] (disjoint), each
+/// computed over a compact range as its leaves go by.
+#[derive(Debug, Clone)]
+pub struct ProofBuilder {
+    /// (range, position in the proof), sorted by range start.
+    ranges: Vec<(std::ops::Range<u64>, usize)>,
+    done: Vec<Option<Hash>>,
+    current: usize,
+    acc: CompactRange,
+    next: u64,
+}
+
+impl ProofBuilder {
+    pub fn new(ranges: Vec<std::ops::Range<u64>>) -> Self {
+        let done = vec![None; ranges.len()];
+        let mut ranges: Vec<(std::ops::Range<u64>, usize)> = ranges
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| (r, i))
+            .collect();
+        ranges.sort_by_key(|(r, _)| r.start);
+        ProofBuilder {
+            ranges,
+            done,
+            current: 0,
+            acc: CompactRange::new(0),
+            next: 0,
+        }
+    }
+
+    /// Feeds the next leaf (index 0, 1, 2, ... in order).
+    pub fn push(&mut self, leaf: Hash) {
+        let index = self.next;
+        self.next += 1;
+        while let Some((r, _)) = self.ranges.get(self.current) {
+            if index < r.start {
+                return;
+            }
+            if index < r.end {
+                break;
+            }
+            self.current += 1;
+            self.acc = CompactRange::new(0);
+        }
+        let Some((r, slot)) = self.ranges.get(self.current) else {
+            return;
+        };
+        let _ = self.acc.append(leaf);
+        if index + 1 == r.end {
+            self.done[*slot] = self.acc.root().ok();
+            self.current += 1;
+            self.acc = CompactRange::new(0);
+        }
+    }
+
+    /// The proof, once every range has gone by; `None` if leaves are missing.
+    pub fn finish(self) -> Option<Vec<Hash>> {
+        self.done.into_iter().collect()
+    }
+}
+
 /// Merkle Tree Hash (RFC 6962 §2.1) over already-hashed leaves.
 ///
 /// This is the recursive definition, kept as the reference against which

@@ -410,3 +410,32 @@ fn error_codes_are_snake_case() {
     assert_eq!(e.code(), "merkle_root_mismatch");
     assert!(e.to_string().contains(&"ff".repeat(32)));
 }
+
+#[test]
+fn streamed_proofs_equal_the_reference_proofs() {
+    for n in 1..=40u64 {
+        let leaves: Vec<Hash> = (0..n).map(|i| leaf_hash(&i.to_be_bytes())).collect();
+        for i in 0..n {
+            let mut b = ProofBuilder::new(inclusion_ranges(i, n).unwrap());
+            leaves.iter().for_each(|l| b.push(*l));
+            assert_eq!(
+                b.finish().unwrap(),
+                inclusion_proof(&leaves, i).unwrap(),
+                "{i}/{n}"
+            );
+        }
+        for m in 0..=n {
+            let mut b = ProofBuilder::new(consistency_ranges(m, n).unwrap());
+            // Leaves beyond the tree are ignored.
+            leaves.iter().chain(leaves.iter()).for_each(|l| b.push(*l));
+            assert_eq!(
+                b.finish().unwrap(),
+                consistency_proof(&leaves, m).unwrap(),
+                "{m}/{n}"
+            );
+        }
+    }
+    let mut short = ProofBuilder::new(inclusion_ranges(3, 8).unwrap());
+    short.push(leaf_hash(b"x"));
+    assert!(short.finish().is_none());
+}

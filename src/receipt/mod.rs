@@ -165,16 +165,18 @@ impl From<crate::chain::trust::TrustError> for CheckpointFailure {
 /// to the latest checkpoint that covers it (a "signed, not anchored"
 /// receipt). With `include_record` false, only the leaf hash is kept.
 pub fn build(path: &Path, seq: u64, include_record: bool) -> Result<Receipt> {
-    let scan = scan_log(path, Some(seq))?;
-    let records = scan.leaves.len() as u64;
+    let scan = scan_log(path)?;
+    // Nothing is proven from a log that does not verify.
+    crate::chain::read::refuse_unverified(path, &scan.report)?;
+    let records = scan.records;
     let state = |problem| Error::LogState {
         path: path.to_path_buf(),
         problem,
     };
     use crate::chain::writer::LogStateProblem;
-    let Some(line) = scan.kept_line.clone() else {
+    if seq >= records {
         return Err(state(LogStateProblem::NoSuchRecord { seq, records }));
-    };
+    }
     let origin = scan.origin.clone().unwrap_or_default();
     // Candidate checkpoints covering seq: anchored ones first, latest first.
     let mut anchored: Vec<(u64, String, Vec<ReceiptAnchor>)> = Vec::new();
@@ -196,22 +198,27 @@ pub fn build(path: &Path, seq: u64, include_record: bool) -> Result<Receipt> {
     let chosen = match anchored.into_iter().max_by_key(|(size, _, _)| *size) {
         Some(c) => c,
         None => {
-            let Some((size, note)) = scan
-                .checkpoints
-                .iter()
-                .rev()
-                .find(|(size, _)| *size > seq)
-                .cloned()
+            let covered = scan.last_checkpoint.as_ref().map_or(0, |c| c.0);
+            let Some((size, note)) = scan.last_checkpoint.clone().filter(|(size, _)| *size > seq)
             else {
-                let covered = scan.checkpoints.last().map_or(0, |c| c.0);
                 return Err(state(LogStateProblem::NotCovered { seq, covered }));
             };
             (size, note, Vec::new())
         }
     };
     let (size, note, anchors) = chosen;
-    let hashes = merkle::inclusion_proof(&scan.leaves[..size as usize], seq)
-        .map_err(|e| Error::Usage(format!("cannot build the proof: {e}")))?;
+    let ranges =
+        merkle::inclusion_ranges(seq, size).map_err(|_| crate::chain::read::changed(path))?;
+    let built = crate::chain::read::build_proof(
+        path,
+        &crate::chain::VerifyOptions::default(),
+        ranges,
+        Some(seq),
+    )?;
+    let hashes = built.hashes;
+    let line = built
+        .line
+        .ok_or_else(|| crate::chain::read::changed(path))?;
     let b64 = base64::engine::general_purpose::STANDARD;
     Ok(Receipt {
         format: RECEIPT_FORMAT.to_owned(),

@@ -1,0 +1,156 @@
+//! The one validated, streaming reader of a log's records.
+//!
+//! [`read_log`] reads a log (all of its segments, in chain order) once,
+//! sequentially, through the verifier's own scanner and stitching pass:
+//! the same limits, checks and reason codes as `vouch verify`, in bounded
+//! memory (one read block and one line at a time). Every record that
+//! passes the scanner is handed to a visitor as it goes by; the returned
+//! report says whether the log as a whole verified, so a caller acts on
+//! what it collected only when the report lets it (a record after the
+//! first failure is never visited, but a checkpoint is visited before its
+//! root is compared, so always check the report).
+//!
+//! Everything that reads records (proofs, receipts, anchors, and the
+//! capabilities built on the chain) uses this reader instead of a private
+//! line loop.
+
+use super::options::VerifyOptions;
+use super::plan;
+use super::report::{LogReport, LogStatus};
+use super::scan::{self, ChunkScan, ScanContext};
+use super::trust::KeyState;
+use super::verify::{auditor_pins, snapshot_sizes};
+use crate::merkle::{Hash, ProofBuilder};
+use crate::{Error, Result};
+use std::path::{Path, PathBuf};
+
+pub use super::scan::Record;
+
+/// Reads and verifies the log at `path`, calling `visit` with each record
+/// that passes the scanner, in order. The files read are `path` and the
+/// segments rotated away from it (`NAME.N`, `NAME-N`). Fails with an
+/// operational error when a file cannot be read or is not a regular file;
+/// a log that does not verify is a report with status `invalid`.
+pub fn read_log(
+    path: &Path,
+    opts: &VerifyOptions,
+    visit: &mut dyn FnMut(&Record<'_>),
+) -> Result<LogReport> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if !meta.is_file() {
+        return Err(Error::io(
+            path,
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"),
+        ));
+    }
+    let mut files: Vec<PathBuf> = rotated_segments(path);
+    files.push(path.to_path_buf());
+    let plans: Vec<plan::FilePlan> = files.iter().map(plan::plan_file).collect();
+    let logs = plan::group(plans);
+    let Some(log) = logs
+        .into_iter()
+        .find(|l| l.segments.iter().any(|s| s.path == path))
+    else {
+        return Err(Error::io(path, std::io::Error::other("log vanished")));
+    };
+    if let Some(e) = log.segments.iter().find_map(|s| s.error.clone()) {
+        return Err(Error::io(path, std::io::Error::other(e)));
+    }
+    let sizes = snapshot_sizes(opts);
+    let ctx = ScanContext {
+        trusted: &opts.trusted,
+        snapshot_sizes: &sizes,
+        progress: None,
+    };
+    let mut per_segment: Vec<Vec<(u64, u64, ChunkScan)>> = Vec::with_capacity(log.segments.len());
+    for seg in &log.segments {
+        let file = std::fs::File::open(&seg.path).map_err(|e| Error::io(&seg.path, e))?;
+        let chunk = scan::scan_file_visit(&file, 0, seg.len, seg.len, &ctx, Some(&mut *visit))
+            .map_err(|e| Error::io(&seg.path, e))?;
+        // Stop visiting after a failed segment: later ones are not linked.
+        let failed = chunk.failure.is_some();
+        per_segment.push(vec![(0, seg.len, chunk)]);
+        if failed {
+            break;
+        }
+    }
+    while per_segment.len() < log.segments.len() {
+        per_segment.push(Vec::new());
+    }
+    let (report, _) = super::stitch::stitch(
+        &log,
+        &per_segment,
+        opts,
+        KeyState::new(&opts.trusted),
+        auditor_pins(opts),
+        None,
+        0,
+    );
+    Ok(report)
+}
+
+/// The segments rotated away from `path`, by the writer's naming rule.
+fn rotated_segments(path: &Path) -> Vec<PathBuf> {
+    super::writer::rotated_siblings(path)
+}
+
+/// What a second pass over a log built: the proof hashes and, if asked,
+/// one record line.
+pub struct Built {
+    pub hashes: Vec<Hash>,
+    pub line: Option<Vec<u8>>,
+    pub report: LogReport,
+}
+
+/// Streams the log again to build the tree hashes of `ranges` (see
+/// [`crate::merkle::inclusion_ranges`]) and keep the line of record `keep`.
+/// Fails when the log no longer verifies or is shorter than the ranges.
+pub fn build_proof(
+    path: &Path,
+    opts: &VerifyOptions,
+    ranges: Vec<std::ops::Range<u64>>,
+    keep: Option<u64>,
+) -> Result<Built> {
+    let mut builder = ProofBuilder::new(ranges);
+    let mut line = None;
+    let report = read_log(path, opts, &mut |r| {
+        builder.push(r.leaf);
+        if keep == Some(r.seq) {
+            line = Some(r.line.to_vec());
+        }
+    })?;
+    refuse_unverified(path, &report)?;
+    let Some(hashes) = builder.finish() else {
+        return Err(changed(path));
+    };
+    Ok(Built {
+        hashes,
+        line,
+        report,
+    })
+}
+
+/// A log that does not verify is refused: nothing is proven from it.
+pub fn refuse_unverified(path: &Path, report: &LogReport) -> Result<()> {
+    if let Some(f) = &report.failure {
+        return Err(Error::LogState {
+            path: path.to_path_buf(),
+            problem: super::writer::LogStateProblem::Invalid(f.error.clone()),
+        });
+    }
+    if report.status == LogStatus::Error {
+        return Err(Error::io(
+            path,
+            std::io::Error::other(report.error.clone().unwrap_or_default()),
+        ));
+    }
+    Ok(())
+}
+
+/// The log changed between two passes over it.
+pub fn changed(path: &Path) -> Error {
+    Error::LogState {
+        path: path.to_path_buf(),
+        problem: super::writer::LogStateProblem::ChangedWhileReading,
+    }
+}
