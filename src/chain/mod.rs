@@ -10,6 +10,7 @@
 //! - [`writer`]: append (locked, durable), checkpoint, rotate, repair.
 //! - [`proof`]: inclusion proofs as C2SP tlog-proof files.
 //! - [`keys`]: key files.
+//! - [`segments`]: which files make up a log (the one segment rule).
 
 pub mod error;
 pub mod keys;
@@ -17,6 +18,7 @@ mod plan;
 pub mod proof;
 pub mod record;
 mod scan;
+pub mod segments;
 pub mod state;
 pub mod verify;
 pub mod writer;
@@ -26,4 +28,4 @@ pub use keys::KeyFileProblem;
 pub use proof::{ProofError, VerifiedInclusion};
 pub use scan::ROTATION_EXTENSION;
 pub use verify::{FleetReport, LogReport, LogStatus, VerifiedLog, VerifyOptions};
-pub use writer::{LogStateProblem, RepairOutcome};
+pub use writer::{BodySource, LogStateProblem, RepairOutcome, TailProblem};
