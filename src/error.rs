@@ -47,6 +47,31 @@ pub enum Error {
     /// Two different keys were given with the same name and key ID.
     #[error(transparent)]
     ConflictingKeys(#[from] crate::chain::trust::ConflictingKeys),
+    /// `append` was asked to write a kind that only the vouch command owning
+    /// it writes (docs/FORMAT.md §2.1).
+    #[error(
+        "kind {kind:?} is reserved: only the vouch command that owns it writes it; nothing written"
+    )]
+    ReservedKind { kind: String },
+    /// A record body cannot be written exactly as given (duplicate member
+    /// names, a number RFC 8785 would write as another value).
+    #[error("{at}: {problem}; not written")]
+    Body {
+        at: crate::chain::BodySource,
+        problem: crate::jcs::InexactJson,
+    },
+    /// `repair` found bytes after the last record that a crashed writer
+    /// could not have left: evidence, kept as it is.
+    #[error(
+        "{}: the {bytes} bytes at offset {offset} after the last record are not a torn record ({problem}); nothing removed",
+        path.display()
+    )]
+    NotATornRecord {
+        path: PathBuf,
+        offset: u64,
+        bytes: u64,
+        problem: crate::chain::TailProblem,
+    },
     /// Evidence was examined and rejected by the chain verifier.
     #[error(transparent)]
     Chain(#[from] crate::chain::ChainError),
@@ -85,7 +110,11 @@ impl Error {
     /// (exit code 1), false when it is an operational failure (exit code 2).
     pub fn is_rejection(&self) -> bool {
         match self {
-            Error::Chain(_) | Error::Proof(_) | Error::Receipt(_) | Error::Tsa(_) => true,
+            Error::Chain(_)
+            | Error::Proof(_)
+            | Error::Receipt(_)
+            | Error::Tsa(_)
+            | Error::NotATornRecord { .. } => true,
             Error::Io { .. }
             | Error::Usage(_)
             | Error::KeyFile { .. }
@@ -94,6 +123,8 @@ impl Error {
             | Error::ConflictingKeys(_)
             | Error::NoLogFiles { .. }
             | Error::NoSuchPin { .. }
+            | Error::ReservedKind { .. }
+            | Error::Body { .. }
             | Error::Remote { .. }
             | Error::AnchorTarget { .. }
             | Error::Network { .. } => false,
@@ -111,6 +142,9 @@ impl Error {
             Error::ConflictingKeys(_) => "conflicting_keys",
             Error::NoLogFiles { .. } => "no_log_files",
             Error::NoSuchPin { .. } => "no_such_pin",
+            Error::ReservedKind { .. } => "reserved_kind",
+            Error::Body { problem, .. } => problem.code(),
+            Error::NotATornRecord { .. } => "not_a_torn_record",
             Error::Chain(e) => e.code(),
             Error::Proof(e) => e.code(),
             Error::Remote { .. } => "remote_error",

@@ -285,7 +285,7 @@ pub fn anchor(
         let value = serde_json::to_value(&body)
             .map_err(|e| Error::Usage(format!("cannot encode the anchor record: {e}")))?;
         let mut log = LockedLog::open(path, key.name())?;
-        Some(log.append(&[(KIND_ANCHOR, &value)])?[0].seq)
+        Some(log.append_reserved(&[(KIND_ANCHOR, &value)])?[0].seq)
     };
     Ok(AnchorOutcome {
         checkpoint,

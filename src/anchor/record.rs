@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use std::path::Path;
 
-/// The record kind of an anchor record.
-pub const KIND_ANCHOR: &str = "anchor";
+/// The record kind of an anchor record (reserved: see
+/// [`record::RESERVED_KINDS`]).
+pub use crate::chain::record::KIND_ANCHOR;
 
 /// Body of an `anchor` record: one checkpoint and where it was anchored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -11,6 +11,7 @@
 //! reached by several names (symlinks, hard links) is verified once, under
 //! the first name in sorted order.
 
+use super::segments::is_log_name;
 use crate::{Error, Result};
 use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
@@ -69,22 +70,6 @@ pub fn collect_log_files(paths: &[PathBuf]) -> Result<Found> {
         });
     }
     Ok(found)
-}
-
-/// `*.jsonl`, and rotated segments of it: `*.jsonl.N` and `*.jsonl-N` with
-/// N all digits (logrotate's numeric and date styles). Compressed segments
-/// are not read.
-pub(crate) fn is_log_name(name: &str) -> bool {
-    match name.rfind(".jsonl") {
-        Some(i) if i > 0 => {
-            let rest = &name[i + ".jsonl".len()..];
-            rest.is_empty()
-                || (rest.len() > 1
-                    && (rest.starts_with('.') || rest.starts_with('-'))
-                    && rest[1..].bytes().all(|b| b.is_ascii_digit()))
-        }
-        _ => false,
-    }
 }
 
 fn walk(

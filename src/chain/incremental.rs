@@ -107,8 +107,8 @@ pub(super) fn last_record_changed(
     let Ok(file) = std::fs::File::open(path) else {
         return Some(changed());
     };
-    match super::writer::last_line(&file, seg.len) {
-        Ok(super::writer::LastLine::Complete(line))
+    match super::tail::last_line(&file, seg.len) {
+        Ok(super::tail::LastLine::Complete(line))
             if crate::hex::encode(&crate::merkle::leaf_hash(&line)) == saved.last_leaf =>
         {
             None

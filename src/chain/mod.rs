@@ -13,6 +13,7 @@
 //! - [`writer`]: append (locked, durable), checkpoint, rotate, repair.
 //! - [`proof`]: inclusion proofs as C2SP tlog-proof files.
 //! - [`keys`]: key files.
+//! - [`segments`]: which files make up a log (the one segment rule).
 
 pub mod error;
 pub mod files;
@@ -25,8 +26,10 @@ pub mod read;
 pub mod record;
 pub mod report;
 mod scan;
+pub mod segments;
 pub mod state;
 mod stitch;
+mod tail;
 pub mod trust;
 pub mod verify;
 pub mod writer;
@@ -34,6 +37,7 @@ pub mod writer;
 pub use error::{ChainError, CheckpointProblem, RecordProblem};
 pub use keys::KeyFileProblem;
 pub use proof::{ProofError, VerifiedInclusion};
+pub use tail::TailProblem;
 pub use trust::{ROTATION_EXTENSION, TrustedCheckpoint, TrustedKeys};
 pub use verify::{FleetReport, LogReport, LogStatus, VerifiedLog, VerifyOptions};
-pub use writer::{LogStateProblem, RepairOutcome};
+pub use writer::{BodySource, LogStateProblem, RepairOutcome};

@@ -91,7 +91,7 @@ pub fn read_log(
 
 /// The segments rotated away from `path`, by the writer's naming rule.
 fn rotated_segments(path: &Path) -> Vec<PathBuf> {
-    super::writer::rotated_siblings(path)
+    super::segments::rotated_siblings(path)
 }
 
 /// What a second pass over a log built: the proof hashes and, if asked,

@@ -25,6 +25,42 @@ pub const GENESIS_DOMAIN: &[u8] = b"vouch/chain/v1/genesis\n";
 pub const KIND_CHECKPOINT: &str = "checkpoint";
 /// Kind of a key rotation record (§6).
 pub const KIND_KEY_ROTATION: &str = "key_rotation";
+/// Kind of an anchor record (§9), written by `vouch anchor`.
+pub const KIND_ANCHOR: &str = "anchor";
+
+/// Kinds vouch gives a meaning to (docs/FORMAT.md §2.1). Only the command
+/// that owns a kind writes it (`checkpoint`, `rotate`, `anchor`, and the
+/// stamp, drift and MCP tool commands to come); `vouch append` and the
+/// public append API refuse them, so no one can plant a body that a
+/// verifier would later read as a checkpoint, rotation or anchor.
+pub const RESERVED_KINDS: &[&str] = &[
+    KIND_CHECKPOINT,
+    KIND_KEY_ROTATION,
+    KIND_ANCHOR,
+    "stamp",
+    "drift_snapshot",
+    "drift_accept",
+    "drift_check",
+    "tool_call",
+    "tool_vet",
+];
+
+/// True when only vouch's own commands may write records of `kind`.
+pub fn is_reserved_kind(kind: &str) -> bool {
+    RESERVED_KINDS.contains(&kind)
+}
+
+/// Parses a record body submitted as JSON text, refusing what could not be
+/// written back exactly ([`crate::jcs::check_exact`]: duplicate member
+/// names, numbers RFC 8785 would write as another value) and nesting
+/// deeper than a body may be (the record object is level 1).
+pub fn parse_body(text: &[u8]) -> Result<serde_json::Value, crate::jcs::InexactJson> {
+    crate::jcs::check_exact(text, MAX_DEPTH - 1)?;
+    serde_json::from_slice(text).map_err(|e| crate::jcs::InexactJson::Syntax {
+        // Unreachable after check_exact; reported at the end if it happens.
+        offset: if e.is_eof() { text.len() } else { 0 },
+    })
+}
 
 /// The member names of a record, in RFC 8785 order.
 const FIELDS: [&[u8]; 7] = [b"body", b"kind", b"origin", b"prev", b"seq", b"ts", b"v"];
@@ -347,6 +383,38 @@ mod tests {
             parse_line(b"{\"body\":\"\xff\"}").unwrap_err().code(),
             "bad_utf8"
         );
+    }
+
+    #[test]
+    fn reserved_kinds_are_listed_once_and_valid() {
+        for k in RESERVED_KINDS {
+            assert!(is_valid_kind(k.as_bytes()), "{k}");
+            assert!(is_reserved_kind(k));
+        }
+        assert!(is_reserved_kind(crate::anchor::record::KIND_ANCHOR));
+        assert!(!is_reserved_kind("event"));
+        assert!(!is_reserved_kind("checkpoints"));
+    }
+
+    #[test]
+    fn parse_body_keeps_what_it_accepts_and_refuses_the_rest() {
+        assert_eq!(parse_body(b" {\"a\": 1.0} ").unwrap(), json!({"a": 1.0}));
+        assert_eq!(
+            parse_body(br#"{"approved":false,"approved":true}"#)
+                .unwrap_err()
+                .code(),
+            "duplicate_key"
+        );
+        assert_eq!(
+            parse_body(b"123456789012345678901234567890")
+                .unwrap_err()
+                .code(),
+            "inexact_number"
+        );
+        let deep = format!("{}{}", "[".repeat(64), "]".repeat(64));
+        assert_eq!(parse_body(deep.as_bytes()).unwrap_err().code(), "too_deep");
+        let ok = format!("{}{}", "[".repeat(63), "]".repeat(63));
+        assert!(parse_body(ok.as_bytes()).is_ok());
     }
 
     #[test]

@@ -11,6 +11,7 @@
 
 use super::error::{ChainError, CheckpointProblem, RecordProblem};
 use super::record::{self, KIND_CHECKPOINT, KIND_KEY_ROTATION, MAX_LINE_LEN};
+use super::tail::{NextRecord, check_torn_tail};
 use super::trust::{self, Prechecked, TrustedKeys};
 use crate::merkle::{CompactRange, Hash, leaf_hash};
 use crate::note::checkpoint::Checkpoint;
@@ -163,7 +164,7 @@ pub(crate) fn scan_file_visit(
                 scan.fail_at(offset, None, ChainError::LineTooLong { max: MAX_LINE_LEN })
             }
             Line::Unterminated(bytes) => {
-                tail = classify_tail(bytes, offset);
+                tail = scan.classify_tail(bytes, offset);
                 break;
             }
             Line::LongTail(bytes) => {
@@ -183,7 +184,7 @@ pub(crate) fn scan_bytes(bytes: &[u8], ctx: &ScanContext<'_>) -> ChunkScan {
     while pos < bytes.len() {
         let rest = &bytes[pos..];
         let Some(n) = memchr::memchr(b'\n', rest) else {
-            tail = classify_tail(rest, pos as u64);
+            tail = scan.classify_tail(rest, pos as u64);
             break;
         };
         if n <= MAX_LINE_LEN {
@@ -198,21 +199,6 @@ pub(crate) fn scan_bytes(bytes: &[u8], ctx: &ScanContext<'_>) -> ChunkScan {
         pos += n + 1;
     }
     scan.finish(tail)
-}
-
-fn classify_tail(bytes: &[u8], offset: u64) -> Tail {
-    const PREFIX: &[u8] = b"{\"body\":";
-    let n = bytes.len().min(PREFIX.len());
-    let plausible = bytes[..n] == PREFIX[..n]
-        && bytes.len() <= MAX_LINE_LEN
-        && !bytes.contains(&0)
-        && !bytes.is_empty();
-    let len = bytes.len() as u64;
-    if plausible {
-        Tail::Torn { offset, bytes: len }
-    } else {
-        Tail::Trailing { offset, bytes: len }
-    }
 }
 
 /// Line-by-line verification state of one chunk.
@@ -251,6 +237,24 @@ impl<'c, 'a, 'v> Scanner<'c, 'a, 'v> {
             next_snapshot: 0,
             failure: None,
             jump_pending: None,
+        }
+    }
+
+    /// Names the bytes after the last newline: a torn record a crashed
+    /// writer of this log could have left (the rule `repair` applies), or
+    /// trailing data. The next record's origin, seq and prev are known when
+    /// this chunk holds a record before the tail.
+    fn classify_tail(&self, bytes: &[u8], offset: u64) -> Tail {
+        let next = self.first.as_ref().map(|_| NextRecord {
+            origin: self.origin.clone(),
+            seq: self.expected_seq,
+            prev: self.prev_leaf,
+        });
+        let len = bytes.len() as u64;
+        if !bytes.is_empty() && check_torn_tail(bytes, next.as_ref()).is_ok() {
+            Tail::Torn { offset, bytes: len }
+        } else {
+            Tail::Trailing { offset, bytes: len }
         }
     }
 

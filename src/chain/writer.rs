@@ -6,10 +6,22 @@
 //! `fsync` before it is acknowledged; if the write fails, the file is cut
 //! back to its previous length so the log never claims a record that was
 //! not written. A crash mid-write can leave at most an incomplete final line
-//! (`torn_tail`), which [`repair`] removes.
+//! (`torn_tail`), which [`repair`] removes; [`repair`] removes nothing else.
+//!
+//! A log renamed away (logrotate) while a writer waits for its lock is
+//! detected after locking (the path must still name the locked file) and
+//! the writer starts over on the file the path names now.
+//!
+//! What is written is exactly what was given: bodies submitted as text go
+//! through [`super::record::parse_body`], values through
+//! [`crate::jcs::check_value_exact`], and kinds that vouch gives meaning to
+//! ([`super::record::RESERVED_KINDS`]) are written only by the commands
+//! that own them.
 
 use super::error::ChainError;
 use super::record::{self, KIND_CHECKPOINT, KIND_KEY_ROTATION, NewRecord};
+use super::segments::rotated_siblings;
+use super::tail::{LastLine, NextRecord, TailProblem, check_torn_tail, last_line};
 use super::trust::ROTATION_EXTENSION;
 use super::verify::{self, VerifyOptions};
 use crate::merkle::{Hash, leaf_hash};
@@ -43,6 +55,8 @@ pub enum LogStateProblem {
     Unterminated,
     #[error("the log changed while it was being read; try again")]
     ChangedWhileReading,
+    #[error("the path was renamed or replaced {tries} times while waiting for its lock")]
+    KeepsMoving { tries: u32 },
 }
 
 fn state_error(path: &Path, problem: LogStateProblem) -> Error {
@@ -73,14 +87,12 @@ impl LockedLog {
     /// Opens (creating if missing) and locks `path` for appending records of
     /// `origin`. Reads only the last record: it trusts that the rest of the
     /// log is what `vouch verify` would accept.
+    ///
+    /// If the file is renamed away (logrotate) or replaced while this call
+    /// waits for the lock, the lock is dropped and the file the path names
+    /// now is opened instead, up to [`OPEN_TRIES`] times.
     pub fn open(path: &Path, origin: &str) -> Result<Self> {
-        let file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(path)
-            .map_err(|e| Error::io(path, e))?;
-        file.lock().map_err(|e| Error::io(path, e))?;
+        let file = open_locked(path, true)?;
         let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
         let mut log = LockedLog {
             file,
@@ -132,9 +144,9 @@ impl LockedLog {
     }
 
     /// A new (empty) log file continues the chain of the newest segment
-    /// rotated away from the same path: a sibling named `NAME.<suffix>` or
-    /// `NAME-<suffix>` (logrotate's numeric and date styles, or size-based
-    /// segments) whose last record has this origin.
+    /// rotated away from the same path ([`super::segments`]: a sibling
+    /// named `NAME.N` or `NAME-N`, N all digits) whose last record has this
+    /// origin.
     fn continue_from_rotated_segment(&mut self) -> Result<()> {
         let mut best: Option<(u64, Hash)> = None;
         for other in rotated_siblings(&self.path) {
@@ -166,13 +178,25 @@ impl LockedLog {
     }
 
     /// Appends records (kind, body) with one write and one fsync. On failure
-    /// nothing of the batch remains in the log.
+    /// nothing of the batch remains in the log. Refuses reserved kinds
+    /// ([`record::RESERVED_KINDS`]) and values that cannot be written
+    /// exactly ([`crate::jcs::check_value_exact`]) before writing anything.
     pub fn append(&mut self, records: &[(&str, &serde_json::Value)]) -> Result<Vec<Appended>> {
+        check_records(records)?;
+        self.append_reserved(records)
+    }
+
+    /// [`LockedLog::append`] for vouch's own writers (checkpoint, rotate,
+    /// anchor), which may write the reserved kinds they own.
+    pub(crate) fn append_reserved(
+        &mut self,
+        records: &[(&str, &serde_json::Value)],
+    ) -> Result<Vec<Appended>> {
         let ts = crate::time::now_rfc3339();
         let mut buf = Vec::new();
         let mut appended = Vec::with_capacity(records.len());
         let (mut seq, mut prev) = (self.next_seq, self.prev);
-        for (kind, body) in records {
+        for (index, (kind, body)) in records.iter().enumerate() {
             let start = buf.len();
             record::encode(
                 &NewRecord {
@@ -185,7 +209,18 @@ impl LockedLog {
                 },
                 &mut buf,
             )
-            .map_err(|e| Error::Usage(format!("record {seq}: {e}")))?;
+            .map_err(|e| match e {
+                record::EncodeError::Body(_) => {
+                    match crate::jcs::check_value_exact(body, record::MAX_DEPTH - 1) {
+                        Err(problem) => Error::Body {
+                            at: BodySource::Record(index),
+                            problem,
+                        },
+                        Ok(()) => Error::Usage(format!("record {seq}: {e}")),
+                    }
+                }
+                e => Error::Usage(format!("record {seq}: {e}")),
+            })?;
             prev = leaf_hash(&buf[start..]);
             buf.push(b'\n');
             appended.push(Appended { seq, leaf: prev });
@@ -225,34 +260,6 @@ impl LockedLog {
     }
 }
 
-pub(crate) enum LastLine {
-    Complete(Vec<u8>),
-    /// An incomplete final line of this many bytes.
-    Torn(u64),
-    TooLong,
-}
-
-/// The last line of a file of `len` bytes (which must be > 0).
-pub(crate) fn last_line(file: &File, len: u64) -> std::io::Result<LastLine> {
-    let want = len.min(record::MAX_LINE_LEN as u64 + 2);
-    let mut buf = vec![0u8; want as usize];
-    file.read_exact_at(&mut buf, len - want)?;
-    if buf.last() != Some(&b'\n') {
-        let torn = buf
-            .iter()
-            .rev()
-            .position(|&b| b == b'\n')
-            .unwrap_or(buf.len());
-        return Ok(LastLine::Torn(torn as u64));
-    }
-    buf.pop();
-    match memchr::memrchr(b'\n', &buf) {
-        Some(i) => Ok(LastLine::Complete(buf[i + 1..].to_vec())),
-        None if want == len => Ok(LastLine::Complete(buf)),
-        None => Ok(LastLine::TooLong),
-    }
-}
-
 /// `VOUCH_FAILPOINT=append_torn:N` makes the next append write only N bytes
 /// and then hang, so tests can kill the process mid-write deterministically.
 fn failpoint_torn_bytes() -> Option<usize> {
@@ -263,14 +270,117 @@ fn failpoint_torn_bytes() -> Option<usize> {
         .ok()
 }
 
-/// Appends records to `path` as `key`'s origin (the key's name).
+/// How many times [`LockedLog::open`] and [`repair`] start over when the
+/// path is renamed or replaced while they wait for the lock.
+pub const OPEN_TRIES: u32 = 8;
+
+/// Opens `path` (creating it when `create`), locks it exclusively, and
+/// checks that the path still names the locked file (same device and
+/// inode): a file renamed away while we waited (logrotate) must not be
+/// written. Starts over on the file the path names now, [`OPEN_TRIES`]
+/// times at most.
+fn open_locked(path: &Path, create: bool) -> Result<File> {
+    use std::os::unix::fs::MetadataExt;
+    for _ in 0..OPEN_TRIES {
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(create)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?;
+        failpoint_before_lock();
+        file.lock().map_err(|e| Error::io(path, e))?;
+        let locked = file.metadata().map_err(|e| Error::io(path, e))?;
+        match std::fs::metadata(path) {
+            Ok(now) if now.dev() == locked.dev() && now.ino() == locked.ino() => {
+                return Ok(file);
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(path, e)),
+        }
+        // Renamed or replaced while we waited: the lock (dropped with
+        // `file`) protected another file. Start over.
+    }
+    Err(state_error(
+        path,
+        LogStateProblem::KeepsMoving { tries: OPEN_TRIES },
+    ))
+}
+
+/// `VOUCH_FAILPOINT=append_before_lock:FILE` makes the first open of a log
+/// stop between opening and locking it: it prints
+/// `vouch: failpoint append_before_lock reached` to stderr, then waits until
+/// FILE exists, so tests can rename the log at exactly that moment.
+fn failpoint_before_lock() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static FIRED: AtomicBool = AtomicBool::new(false);
+    let Ok(spec) = std::env::var("VOUCH_FAILPOINT") else {
+        return;
+    };
+    let Some(go) = spec.strip_prefix("append_before_lock:") else {
+        return;
+    };
+    if FIRED.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    eprintln!("vouch: failpoint append_before_lock reached");
+    while !Path::new(go).exists() {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// Where a record body came from, for error messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodySource {
+    /// The BODY_JSON argument.
+    Argument,
+    /// A line of standard input (1-based).
+    StdinLine(u64),
+    /// The record at this index of a batch given to the library.
+    Record(usize),
+}
+
+impl std::fmt::Display for BodySource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BodySource::Argument => f.write_str("BODY_JSON"),
+            BodySource::StdinLine(n) => write!(f, "stdin line {n}"),
+            BodySource::Record(i) => write!(f, "record {i} of the batch"),
+        }
+    }
+}
+
+/// Refuses, before anything is opened or written, records of a reserved
+/// kind and bodies that cannot be written exactly.
+fn check_records(records: &[(&str, &serde_json::Value)]) -> Result<()> {
+    for (index, (kind, body)) in records.iter().enumerate() {
+        if record::is_reserved_kind(kind) {
+            return Err(Error::ReservedKind {
+                kind: (*kind).to_owned(),
+            });
+        }
+        crate::jcs::check_value_exact(body, record::MAX_DEPTH - 1).map_err(|problem| {
+            Error::Body {
+                at: BodySource::Record(index),
+                problem,
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// Appends records to `path` as `key`'s origin (the key's name). Reserved
+/// kinds and inexact values are refused before the log is opened (or
+/// created).
 pub fn append(
     path: &Path,
     key: &SignerKey,
     records: &[(&str, &serde_json::Value)],
 ) -> Result<Vec<Appended>> {
+    check_records(records)?;
     let mut log = LockedLog::open(path, key.name())?;
-    log.append(records)
+    log.append_reserved(records)
 }
 
 /// A checkpoint that was signed.
@@ -323,36 +433,6 @@ fn verified_tree(log: &LockedLog) -> Result<(u64, Hash)> {
     Ok((r.records, root))
 }
 
-/// Files beside `path` named `NAME.<suffix>` or `NAME-<suffix>`: segments
-/// rotated away from it (logrotate's numeric and date styles, size-based
-/// segments). Which of them belong to the log is decided by origin.
-pub(crate) fn rotated_siblings(path: &Path) -> Vec<PathBuf> {
-    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-        return Vec::new();
-    };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return Vec::new();
-    };
-    let mut out: Vec<PathBuf> = entries
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .filter(|e| {
-            e.file_name().to_str().is_some_and(|other| {
-                other.strip_prefix(name).is_some_and(|suffix| {
-                    suffix.len() > 1 && (suffix.starts_with('.') || suffix.starts_with('-'))
-                })
-            })
-        })
-        .map(|e| dir.join(e.file_name()))
-        .collect();
-    out.sort();
-    out
-}
-
 fn checkpoint_text(origin: &str, size: u64, root: &Hash, extensions: Vec<String>) -> Checkpoint {
     Checkpoint {
         origin: origin.to_owned(),
@@ -372,7 +452,7 @@ pub fn checkpoint(path: &Path, key: &SignerKey, append_record: bool) -> Result<S
         .map_err(|e| Error::Usage(format!("cannot sign: {e}")))?;
     let record_seq = if append_record {
         let body = serde_json::json!({ "note": note });
-        Some(log.append(&[(KIND_CHECKPOINT, &body)])?[0].seq)
+        Some(log.append_reserved(&[(KIND_CHECKPOINT, &body)])?[0].seq)
     } else {
         None
     };
@@ -407,7 +487,7 @@ pub fn rotate(path: &Path, old: &SignerKey, new: &SignerKey) -> Result<SignedChe
     let note = note::sign(&checkpoint.to_text(), &[old, new])
         .map_err(|e| Error::Usage(format!("cannot sign: {e}")))?;
     let body = serde_json::json!({ "new_key": new_text, "note": note });
-    let seq = log.append(&[(KIND_KEY_ROTATION, &body)])?[0].seq;
+    let seq = log.append_reserved(&[(KIND_KEY_ROTATION, &body)])?[0].seq;
     Ok(SignedCheckpoint {
         checkpoint,
         note,
@@ -428,15 +508,14 @@ pub enum RepairOutcome {
     },
 }
 
-/// Removes an incomplete final line (bytes after the last newline), and
-/// nothing else: complete records are never touched.
+/// Removes an incomplete final line (bytes after the last newline) when,
+/// and only when, it is a record torn by a crashed writer: the beginning
+/// of the line the next record of this log would be (docs/FORMAT.md §7.1).
+/// Anything else is refused with [`Error::NotATornRecord`] and kept:
+/// it is evidence, not a crash artifact. Complete records are never
+/// touched.
 pub fn repair(path: &Path) -> Result<RepairOutcome> {
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(path)
-        .map_err(|e| Error::io(path, e))?;
-    file.lock().map_err(|e| Error::io(path, e))?;
+    let file = open_locked(path, false)?;
     let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
     // Find the last newline, reading backwards in blocks.
     let mut end = len;
@@ -456,10 +535,42 @@ pub fn repair(path: &Path) -> Result<RepairOutcome> {
     if cut == len {
         return Ok(RepairOutcome::NothingToDo { records_end: len });
     }
-    let shown = (len - cut).min(256);
-    let mut removed = vec![0u8; shown as usize];
-    file.read_exact_at(&mut removed, cut)
+    let refuse = |problem| Error::NotATornRecord {
+        path: path.to_path_buf(),
+        offset: cut,
+        bytes: len - cut,
+        problem,
+    };
+    if len - cut > record::MAX_LINE_LEN as u64 {
+        return Err(refuse(TailProblem::TooLong));
+    }
+    let mut tail = vec![0u8; (len - cut) as usize];
+    file.read_exact_at(&mut tail, cut)
         .map_err(|e| Error::io(path, e))?;
+    let next = if cut == 0 {
+        None
+    } else {
+        let line = match last_line(&file, cut).map_err(|e| Error::io(path, e))? {
+            LastLine::Complete(l) => l,
+            LastLine::Torn(_) | LastLine::TooLong => {
+                return Err(state_error(
+                    path,
+                    LogStateProblem::LastRecordInvalid(ChainError::LineTooLong {
+                        max: record::MAX_LINE_LEN,
+                    }),
+                ));
+            }
+        };
+        let rec = record::parse_line(&line)
+            .map_err(|e| state_error(path, LogStateProblem::LastRecordInvalid(e)))?;
+        Some(NextRecord {
+            origin: rec.origin.to_vec(),
+            seq: rec.seq + 1,
+            prev: leaf_hash(&line),
+        })
+    };
+    check_torn_tail(&tail, next.as_ref()).map_err(refuse)?;
+    let removed = tail[..tail.len().min(256)].to_vec();
     file.set_len(cut)
         .and_then(|()| file.sync_all())
         .map_err(|e| Error::io(path, e))?;

@@ -44,13 +44,18 @@
 //! the first one met in a left-to-right scan wins.
 //!
 //! [`write_canonical`] produces RFC 8785 output from a [`serde_json::Value`] and
-//! refuses (rather than rounds) integers that an IEEE-754 double cannot hold.
+//! refuses (rather than rounds) integers whose RFC 8785 form would denote
+//! another value. [`check_exact`] checks a submitted JSON text (any
+//! formatting) before it is parsed: no duplicate member names, no number
+//! that RFC 8785 would write as another value.
 
+mod exact;
 mod number;
 mod string;
 mod validate;
 mod write;
 
+pub use exact::{InexactJson, JsonPath, PathStep, check_exact, check_value_exact};
 pub use validate::{is_canonical, validate};
 pub use write::{CanonicalizeError, to_canonical_vec, write_canonical};
 

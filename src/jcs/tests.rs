@@ -301,18 +301,19 @@ fn writer() {
     );
     assert!(to_canonical_vec(&serde_json::json!(9_007_199_254_740_993_u64)).is_err());
     assert!(to_canonical_vec(&serde_json::json!(-9_007_199_254_740_993_i64)).is_err());
-    assert_eq!(
-        to_canonical_vec(&serde_json::json!(1_u64 << 60)).unwrap(),
-        b"1152921504606847000"
-    );
-    // Not exact, but its own decimal text is the canonical form: kept.
+    // 2^60 is an exact double, but its RFC 8785 form 1152921504606847000
+    // denotes another integer: refused rather than silently changed.
+    assert!(to_canonical_vec(&serde_json::json!(1_u64 << 60)).is_err());
+    assert!(to_canonical_vec(&serde_json::json!(i64::MIN)).is_err());
+    // Not an exact double, but its own decimal text is the canonical form
+    // of the nearest one, so the written text denotes the same value: kept.
     assert_eq!(
         to_canonical_vec(&serde_json::json!(1_152_921_504_606_847_000_u64)).unwrap(),
         b"1152921504606847000"
     );
     assert_eq!(
-        to_canonical_vec(&serde_json::json!(i64::MIN)).unwrap(),
-        b"-9223372036854776000"
+        to_canonical_vec(&serde_json::json!(9_007_199_254_740_994_u64)).unwrap(),
+        b"9007199254740994"
     );
 }
 

@@ -7,9 +7,10 @@ use super::{DEFAULT_MAX_DEPTH, number};
 /// Why a value cannot be canonicalized without changing it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CanonicalizeError {
-    /// An integer that no IEEE-754 double holds exactly; RFC 8785 §3.2.2.3
-    /// would silently round it, so it is refused.
-    #[error("integer {number} is not exactly representable as an IEEE-754 double")]
+    /// An integer whose RFC 8785 §3.2.2.3 form (that of the nearest
+    /// IEEE-754 double) would denote another value; it is refused rather
+    /// than silently rounded.
+    #[error("integer {number} cannot be written exactly in RFC 8785 form")]
     NumberNotExact {
         /// The integer, in decimal.
         number: String,
@@ -88,36 +89,24 @@ fn enter(depth: u32) -> Result<u32, CanonicalizeError> {
 }
 
 fn write_number(n: &Number, out: &mut Vec<u8>) -> Result<(), CanonicalizeError> {
-    // An integer is written when the double it rounds to is exactly the
-    // integer, or when the ECMAScript form of that double is the integer's
-    // own decimal text (e.g. `1152921504606847000`, which a validated
-    // canonical document may contain): either way no digit changes meaning.
-    let (value, exact) = if let Some(u) = n.as_u64() {
-        let f = u as f64;
-        // Through u128 so that 2^64 (u64::MAX rounded) is not mistaken for exact.
-        (f, f as u128 == u as u128)
-    } else if let Some(i) = n.as_i64() {
-        let f = i as f64;
-        (f, f as i128 == i as i128)
-    } else {
-        // Without serde_json's arbitrary_precision every other number is a
-        // finite f64, which is always exact.
-        match n.as_f64() {
-            Some(f) => (f, true),
-            None => (f64::NAN, false),
-        }
+    // An integer is written only when the ECMAScript form of the double
+    // nearest to it denotes the same decimal value (`1152921504606847000`
+    // is, `2^60` = `1152921504606846976` is not: it would be written as
+    // the former), so no digit ever changes meaning. Without serde_json's
+    // arbitrary_precision every other number is a finite f64, whose
+    // ECMAScript form is exactly its value's shortest form.
+    let Some(value) = n.as_f64().filter(|f| f.is_finite()) else {
+        return Err(CanonicalizeError::NumberNotExact {
+            number: n.to_string(),
+        });
     };
-    let start = out.len();
-    if value.is_finite() {
-        number::write_f64(value, out);
-        if exact || out[start..] == *n.to_string().as_bytes() {
-            return Ok(());
-        }
+    if !n.is_f64() && super::exact::check_number(n.to_string().as_bytes()).is_err() {
+        return Err(CanonicalizeError::NumberNotExact {
+            number: n.to_string(),
+        });
     }
-    out.truncate(start);
-    Err(CanonicalizeError::NumberNotExact {
-        number: n.to_string(),
-    })
+    number::write_f64(value, out);
+    Ok(())
 }
 
 const HEX: &[u8; 16] = b"0123456789abcdef";

@@ -29,7 +29,8 @@ pub struct AppendArgs {
     /// The private key; its name is the log's origin.
     #[arg(long)]
     key: PathBuf,
-    /// The record kind.
+    /// The record kind. Kinds vouch gives meaning to (checkpoint, key_rotation,
+    /// anchor, stamp, drift_*, tool_*) are written only by their own commands.
     #[arg(long, default_value = "event")]
     kind: String,
     /// The record body as JSON. Without it, one record per line of stdin.
@@ -217,10 +218,18 @@ pub fn append(args: AppendArgs) -> ExitCode {
     let format = args.format;
     finish(
         (|| {
+            if chain::record::is_reserved_kind(&args.kind) {
+                return Err(Error::ReservedKind {
+                    kind: args.kind.clone(),
+                });
+            }
             let key = keys::read_signer_key(&args.key)?;
             if let Some(text) = &args.body {
-                let body: serde_json::Value = serde_json::from_str(text)
-                    .map_err(|e| Error::Usage(format!("BODY_JSON is not JSON: {e}")))?;
+                let body =
+                    chain::record::parse_body(text.as_bytes()).map_err(|problem| Error::Body {
+                        at: chain::BodySource::Argument,
+                        problem,
+                    })?;
                 let done = writer::append(&args.log, &key, &[(&args.kind, &body)])?;
                 ack(&done, format);
                 return Ok(ExitCode::from(EXIT_VERIFIED));
@@ -283,12 +292,13 @@ fn append_stdin(
             if text.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match serde_json::from_slice(text) {
+            match chain::record::parse_body(text) {
                 Ok(v) => batch.push(v),
-                Err(e) => {
-                    bad = Some(Error::Usage(format!(
-                        "stdin line {line_no} is not JSON: {e}"
-                    )));
+                Err(problem) => {
+                    bad = Some(Error::Body {
+                        at: chain::BodySource::StdinLine(line_no),
+                        problem,
+                    });
                     break;
                 }
             }

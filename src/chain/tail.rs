@@ -1,0 +1,257 @@
+//! The end of a log file: reading its last line, and deciding whether
+//! bytes after the last newline are a torn record a crashed writer could
+//! have left (docs/FORMAT.md §7.1). One rule, used by `repair` (which may
+//! remove only such a tail) and by the verifier (which reports it as
+//! `torn_tail` rather than `trailing_data`).
+
+use super::record;
+use crate::merkle::Hash;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+
+pub(crate) enum LastLine {
+    Complete(Vec<u8>),
+    /// An incomplete final line of this many bytes.
+    Torn(u64),
+    TooLong,
+}
+
+/// The last line of a file of `len` bytes (which must be > 0).
+pub(crate) fn last_line(file: &File, len: u64) -> std::io::Result<LastLine> {
+    let want = len.min(record::MAX_LINE_LEN as u64 + 2);
+    let mut buf = vec![0u8; want as usize];
+    file.read_exact_at(&mut buf, len - want)?;
+    if buf.last() != Some(&b'\n') {
+        let torn = buf
+            .iter()
+            .rev()
+            .position(|&b| b == b'\n')
+            .unwrap_or(buf.len());
+        return Ok(LastLine::Torn(torn as u64));
+    }
+    buf.pop();
+    match memchr::memrchr(b'\n', &buf) {
+        Some(i) => Ok(LastLine::Complete(buf[i + 1..].to_vec())),
+        None if want == len => Ok(LastLine::Complete(buf)),
+        None => Ok(LastLine::TooLong),
+    }
+}
+
+/// Why the bytes after a log's last newline are not a record torn by a
+/// crashed writer (docs/FORMAT.md §7.1). Offsets count from the start of
+/// those bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TailProblem {
+    /// Longer than a record line can be.
+    TooLong,
+    /// Does not begin the way every record line begins (`{"body":`).
+    Prefix,
+    /// A byte that a record line never holds (NUL, a control character,
+    /// a newline: RFC 8785 escapes them all).
+    ControlByte { at: u64 },
+    /// Not UTF-8, other than a character cut short at the very end.
+    BadUtf8 { at: u64 },
+    /// The body is not the beginning of an RFC 8785 canonical value.
+    Body { at: u64 },
+    /// After the body, this member is not what the next record of this log
+    /// must hold (kind, origin, prev, seq, ts, v), or bytes follow the end
+    /// of the record.
+    Envelope { field: &'static str, at: u64 },
+}
+
+impl std::fmt::Display for TailProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TailProblem::TooLong => write!(f, "longer than a record line can be"),
+            TailProblem::Prefix => write!(f, "it does not begin like a record line"),
+            TailProblem::ControlByte { at } => {
+                write!(f, "byte {at} is a control byte no record line holds")
+            }
+            TailProblem::BadUtf8 { at } => write!(f, "invalid UTF-8 at byte {at}"),
+            TailProblem::Body { at } => {
+                write!(f, "the body is not canonical JSON (byte {at})")
+            }
+            TailProblem::Envelope { field, at } => write!(
+                f,
+                "member {field:?} (byte {at}) is not what the next record of this log holds"
+            ),
+        }
+    }
+}
+
+impl TailProblem {
+    /// Stable snake_case detail code (the error's code is `not_a_torn_record`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            TailProblem::TooLong => "too_long",
+            TailProblem::Prefix => "prefix",
+            TailProblem::ControlByte { .. } => "control_byte",
+            TailProblem::BadUtf8 { .. } => "bad_utf8",
+            TailProblem::Body { .. } => "body",
+            TailProblem::Envelope { .. } => "envelope",
+        }
+    }
+}
+
+/// What the next record of a log must hold, when the log has a record.
+pub(crate) struct NextRecord {
+    pub origin: Vec<u8>,
+    pub seq: u64,
+    pub prev: Hash,
+}
+
+const RECORD_PREFIX: &[u8] = b"{\"body\":";
+
+/// Checks that `tail` (the bytes after the last newline, non-empty) is a
+/// proper or complete prefix of a record line that a writer of this log
+/// could have been writing when it crashed: see docs/FORMAT.md §7.1.
+pub(crate) fn check_torn_tail(tail: &[u8], next: Option<&NextRecord>) -> Result<(), TailProblem> {
+    if tail.len() > record::MAX_LINE_LEN {
+        return Err(TailProblem::TooLong);
+    }
+    let n = tail.len().min(RECORD_PREFIX.len());
+    if tail[..n] != RECORD_PREFIX[..n] {
+        return Err(TailProblem::Prefix);
+    }
+    if let Some(at) = tail.iter().position(|&b| b < 0x20) {
+        return Err(TailProblem::ControlByte { at: at as u64 });
+    }
+    if let Err(e) = std::str::from_utf8(tail)
+        && e.error_len().is_some()
+    {
+        return Err(TailProblem::BadUtf8 {
+            at: e.valid_up_to() as u64,
+        });
+    }
+    if tail.len() <= RECORD_PREFIX.len() {
+        return Ok(());
+    }
+    let mut body_end = None;
+    let mut first = true;
+    let result = crate::jcs::validate(tail, record::MAX_DEPTH, |key, range| {
+        if first && key == b"body" {
+            body_end = Some(range.end);
+        }
+        first = false;
+    });
+    match body_end {
+        Some(end) => check_envelope(&tail[end..], end, next),
+        None => match result {
+            Ok(()) => Err(TailProblem::Body { at: 0 }),
+            Err(e) if cut_short(tail, e) => Ok(()),
+            Err(e) => Err(TailProblem::Body {
+                at: e.offset() as u64,
+            }),
+        },
+    }
+}
+
+/// True when validation of a prefix failed only because the text stops
+/// early: at the end of input, in a literal or number cut short (a prefix
+/// of a canonical number, such as `-0` of `-0.5`, need not be canonical
+/// itself), or in a multi-byte character cut short.
+fn cut_short(tail: &[u8], e: crate::jcs::JcsError) -> bool {
+    use crate::jcs::{JcsError, NonCanonical};
+    let rest = &tail[e.offset().min(tail.len())..];
+    match e {
+        JcsError::Syntax { offset } if offset >= tail.len() => true,
+        JcsError::Syntax { .. } => {
+            !rest.is_empty()
+                && [&b"true"[..], b"false", b"null"]
+                    .iter()
+                    .any(|w| w.len() > rest.len() && w.starts_with(rest))
+        }
+        JcsError::NotCanonical {
+            why: NonCanonical::NumberForm,
+            ..
+        } => rest.iter().all(|b| b"-+.eE0123456789".contains(b)),
+        JcsError::BadUtf8 { .. } => {
+            std::str::from_utf8(rest).is_err_and(|u| u.error_len().is_none())
+        }
+        _ => false,
+    }
+}
+
+/// One piece of the record envelope after the body.
+enum Piece<'a> {
+    /// Exactly these bytes.
+    Exact(&'static str, &'a [u8]),
+    /// 1..=max bytes of which `ok` holds.
+    Class(&'static str, usize, fn(u8) -> bool),
+}
+
+/// Checks the bytes after the body against
+/// `,"kind":"K","origin":"O","prev":"P","seq":S,"ts":"T","v":1}`, where O,
+/// P and S are those of the next record of this log when it has a record
+/// (any well-formed value otherwise); `rest` may stop anywhere.
+fn check_envelope(
+    rest: &[u8],
+    offset: usize,
+    next: Option<&NextRecord>,
+) -> Result<(), TailProblem> {
+    let prev_hex;
+    let seq_text;
+    let kind_byte: fn(u8) -> bool =
+        |b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"_.:/-".contains(&b);
+    let origin_byte: fn(u8) -> bool =
+        |b| (0x21..=0x7e).contains(&b) && b != b'+' && b != b'"' && b != b'\\';
+    let hex_byte: fn(u8) -> bool = |b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b);
+    let ts_byte: fn(u8) -> bool = |b| b.is_ascii_digit() || b"-:.TZ".contains(&b);
+    let (origin, prev, seq) = match next {
+        Some(n) => {
+            prev_hex = crate::hex::encode(&n.prev);
+            seq_text = n.seq.to_string();
+            (
+                Piece::Exact("origin", &n.origin),
+                Piece::Exact("prev", prev_hex.as_bytes()),
+                Piece::Exact("seq", seq_text.as_bytes()),
+            )
+        }
+        None => (
+            Piece::Class("origin", 255, origin_byte),
+            Piece::Class("prev", 64, hex_byte),
+            Piece::Class("seq", 16, |b| b.is_ascii_digit()),
+        ),
+    };
+    let pieces = [
+        Piece::Exact("kind", b",\"kind\":\""),
+        Piece::Class("kind", 64, kind_byte),
+        Piece::Exact("origin", b"\",\"origin\":\""),
+        origin,
+        Piece::Exact("prev", b"\",\"prev\":\""),
+        prev,
+        Piece::Exact("seq", b"\",\"seq\":"),
+        seq,
+        Piece::Exact("ts", b",\"ts\":\""),
+        Piece::Class("ts", 35, ts_byte),
+        Piece::Exact("v", b"\",\"v\":1}"),
+    ];
+    let mut i = 0usize;
+    for piece in pieces {
+        let at = (offset + i) as u64;
+        let left = &rest[i..];
+        match piece {
+            Piece::Exact(field, want) => {
+                let n = left.len().min(want.len());
+                if left[..n] != want[..n] {
+                    return Err(TailProblem::Envelope { field, at });
+                }
+                i += n;
+            }
+            Piece::Class(field, max, ok) => {
+                let n = left.iter().take_while(|&&b| ok(b)).count();
+                if n > max || (n == 0 && !left.is_empty()) {
+                    return Err(TailProblem::Envelope { field, at });
+                }
+                i += n;
+            }
+        }
+        if i == rest.len() {
+            return Ok(());
+        }
+    }
+    Err(TailProblem::Envelope {
+        field: "end",
+        at: (offset + i) as u64,
+    })
+}
