@@ -30,6 +30,7 @@ pub mod segments;
 pub mod state;
 mod stitch;
 mod tail;
+pub mod tree;
 pub mod trust;
 pub mod verify;
 pub mod writer;

@@ -76,6 +76,7 @@ pub struct VerifiedLog {
     pub(super) root: Hash,
     pub(super) last_checkpoint: Option<Checkpoint>,
     pub(super) authenticated: bool,
+    pub(super) range: crate::merkle::CompactRange,
 }
 
 impl VerifiedLog {
@@ -98,6 +99,10 @@ impl VerifiedLog {
     /// The last checkpoint verified in the log.
     pub fn last_checkpoint(&self) -> Option<&Checkpoint> {
         self.last_checkpoint.as_ref()
+    }
+    /// The compact Merkle range over all complete records.
+    pub fn range(&self) -> &crate::merkle::CompactRange {
+        &self.range
     }
     /// Whether checkpoint signatures were checked against trusted keys.
     pub fn authenticated(&self) -> bool {

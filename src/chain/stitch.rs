@@ -142,6 +142,7 @@ pub(super) fn stitch<'k>(
         root,
         last_checkpoint: s.last_checkpoint.clone(),
         authenticated: s.trust.authenticated(),
+        range: s.range.clone(),
     });
     let saved_out = s.origin.clone().filter(|_| opts.save_state).map(|origin| {
         let mut ranges = saved.map(|sv| sv.ranges.clone()).unwrap_or_default();

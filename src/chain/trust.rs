@@ -145,7 +145,7 @@ enum Checked {
     /// Does not verify with the auditor key of that name and ID.
     Bad,
     /// No auditor key of that name and ID (a rotation may have added one).
-    NotChecked,
+    Unknown,
 }
 
 #[derive(Debug, Clone)]
@@ -175,6 +175,10 @@ impl Prechecked {
     /// For a key rotation: the key it introduces (verified to have signed).
     pub fn new_key(&self) -> Option<&VerifierKey> {
         self.new_key.as_ref()
+    }
+    /// The whole signed note, as given.
+    pub fn note_text(&self) -> &str {
+        &self.note
     }
     /// Every `(name, key id)` that signed, trusted or not.
     pub fn signers(&self) -> Vec<(String, u32)> {
@@ -230,14 +234,14 @@ pub fn precheck(
         .into_iter()
         .map(|s| {
             let checked = if s.name != checkpoint.origin {
-                Checked::NotChecked
+                Checked::Unknown
             } else {
                 match keys.get(&s.name, s.key_id) {
                     Some(k) if k.verify_bytes(parsed.text.as_bytes(), &s.signature) => {
                         Checked::Good
                     }
                     Some(_) => Checked::Bad,
-                    None => Checked::NotChecked,
+                    None => Checked::Unknown,
                 }
             };
             Signature {
@@ -352,7 +356,7 @@ impl<'k> KeyState<'k> {
             let good = match sig.checked {
                 Checked::Good => true,
                 Checked::Bad => false,
-                Checked::NotChecked => key.verify_bytes(pre.text.as_bytes(), &sig.bytes),
+                Checked::Unknown => key.verify_bytes(pre.text.as_bytes(), &sig.bytes),
             };
             if !good {
                 return Err(TrustError::BadSignature {

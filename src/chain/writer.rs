@@ -23,8 +23,8 @@ use super::record::{self, KIND_CHECKPOINT, KIND_KEY_ROTATION, NewRecord};
 use super::segments::rotated_siblings;
 use super::tail::{LastLine, NextRecord, TailProblem, check_torn_tail, last_line};
 use super::trust::ROTATION_EXTENSION;
-use super::verify::{self, VerifyOptions};
-use crate::merkle::{Hash, leaf_hash};
+use super::verify;
+use crate::merkle::{CompactRange, Hash, leaf_hash};
 use crate::note::{self, SignerKey, checkpoint::Checkpoint};
 use crate::{Error, Result};
 use std::fs::{File, OpenOptions};
@@ -393,20 +393,28 @@ pub struct SignedCheckpoint {
     pub record_seq: Option<u64>,
 }
 
-/// Verifies the structure of the locked log (links, sequence, embedded
+/// The tree of the locked log: from the writer's tree cache and the
+/// records after its checkpoint when it holds ([`super::tree`]), else by
+/// verifying the structure of every segment (links, sequence, embedded
 /// checkpoint roots; signatures are not checked since the writer may not
-/// hold every earlier key) and returns (records, root).
-fn verified_tree(log: &LockedLog) -> Result<(u64, Hash)> {
+/// hold every earlier key). Returns the compact range over all records.
+fn verified_tree(log: &LockedLog, key: &SignerKey) -> Result<CompactRange> {
+    if log.len > 0
+        && let Some(range) =
+            super::tree::cached_tree(&log.path, &log.file, log.len, &log.origin, &key.verifier())
+    {
+        return Ok(range);
+    }
     // The tree spans every segment rotated away from this path, too.
     let mut files = rotated_siblings(&log.path);
     files.push(log.path.clone());
-    let report = verify::verify_files(&files, &VerifyOptions::default());
+    let report = verify::verify_files(&files, &super::tree::structural());
     let Some(r) = report
         .logs
         .into_iter()
         .find(|r| r.segments.contains(&log.path))
     else {
-        return Err(Error::Usage("log vanished".into()));
+        return Err(Error::io(&log.path, std::io::Error::other("log vanished")));
     };
     if let Some(e) = r.error {
         return Err(Error::io(&log.path, std::io::Error::other(e)));
@@ -426,11 +434,11 @@ fn verified_tree(log: &LockedLog) -> Result<(u64, Hash)> {
             },
         ));
     }
-    let root = r
-        .verified
-        .map(|v| v.root())
-        .unwrap_or_else(crate::merkle::empty_root);
-    Ok((r.records, root))
+    Ok(super::tree::range_of(&r).unwrap_or_else(|| CompactRange::new(0)))
+}
+
+fn range_root(range: &CompactRange) -> Hash {
+    range.root().unwrap_or_else(|_| crate::merkle::empty_root())
 }
 
 fn checkpoint_text(origin: &str, size: u64, root: &Hash, extensions: Vec<String>) -> Checkpoint {
@@ -446,13 +454,17 @@ fn checkpoint_text(origin: &str, size: u64, root: &Hash, extensions: Vec<String>
 /// also appends it as a `checkpoint` record (under the same lock).
 pub fn checkpoint(path: &Path, key: &SignerKey, append_record: bool) -> Result<SignedCheckpoint> {
     let mut log = LockedLog::open(path, key.name())?;
-    let (size, root) = verified_tree(&log)?;
+    let range = verified_tree(&log, key)?;
+    let (size, root) = (range.end(), range_root(&range));
     let checkpoint = checkpoint_text(key.name(), size, &root, Vec::new());
     let note = note::sign(&checkpoint.to_text(), &[key])
         .map_err(|e| Error::Usage(format!("cannot sign: {e}")))?;
     let record_seq = if append_record {
         let body = serde_json::json!({ "note": note });
-        Some(log.append_reserved(&[(KIND_CHECKPOINT, &body)])?[0].seq)
+        let offset = log.len;
+        let seq = log.append_reserved(&[(KIND_CHECKPOINT, &body)])?[0].seq;
+        super::tree::save(&log.path, &log.file, &log.origin, offset, &range);
+        Some(seq)
     } else {
         None
     };
@@ -476,7 +488,8 @@ pub fn rotate(path: &Path, old: &SignerKey, new: &SignerKey) -> Result<SignedChe
         )));
     }
     let mut log = LockedLog::open(path, old.name())?;
-    let (size, root) = verified_tree(&log)?;
+    let range = verified_tree(&log, old)?;
+    let (size, root) = (range.end(), range_root(&range));
     let new_text = new.verifier().to_text();
     let checkpoint = checkpoint_text(
         old.name(),
@@ -487,7 +500,9 @@ pub fn rotate(path: &Path, old: &SignerKey, new: &SignerKey) -> Result<SignedChe
     let note = note::sign(&checkpoint.to_text(), &[old, new])
         .map_err(|e| Error::Usage(format!("cannot sign: {e}")))?;
     let body = serde_json::json!({ "new_key": new_text, "note": note });
+    let offset = log.len;
     let seq = log.append_reserved(&[(KIND_KEY_ROTATION, &body)])?[0].seq;
+    super::tree::save(&log.path, &log.file, &log.origin, offset, &range);
     Ok(SignedCheckpoint {
         checkpoint,
         note,
