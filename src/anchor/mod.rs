@@ -25,6 +25,7 @@
 //! own tokio runtime); nothing else in the crate is async.
 
 pub mod dir;
+pub mod error;
 pub mod record;
 #[cfg(feature = "s3")]
 pub mod s3;

@@ -10,8 +10,8 @@
 //! that version confirms the server applied the lock; a server that
 //! returns no version id or no lock is refused, and nothing is recorded.
 
+use super::error::AnchorError;
 use super::record::{AnchorBody, S3Anchor};
-use super::verify::AnchorError;
 use super::{LockMode, S3Connection, S3LockOptions, dir};
 use crate::note::checkpoint::Checkpoint;
 use crate::{Error, Result};
