@@ -38,6 +38,31 @@ pub enum Error {
         path: PathBuf,
         problem: crate::chain::trust::TrustError,
     },
+    /// A record cannot be written as asked (bad origin or kind, too long,
+    /// seq space exhausted).
+    #[error("record {seq}: {problem}; nothing written")]
+    Encode {
+        seq: u64,
+        problem: crate::chain::record::EncodeError,
+    },
+    /// Signing a note or generating a key failed.
+    #[error("cannot sign: {0}")]
+    Sign(crate::note::NoteError),
+    /// An origin (log name) is not usable.
+    #[error(
+        "invalid origin {origin:?}: use 1-255 printable ASCII characters without + \" \\ or spaces"
+    )]
+    InvalidOrigin { origin: String },
+    /// A rotation's new key is named after another origin.
+    #[error("the new key is named {new:?}, the old one {old:?}: a log keeps one origin")]
+    RotationOrigin { old: String, new: String },
+    /// A file vouch keeps for itself (a verify state) is not usable.
+    #[error("{}: not a usable {what}: {reason}", path.display())]
+    BadStateFile {
+        path: PathBuf,
+        what: &'static str,
+        reason: String,
+    },
     /// `--reset-pin ORIGIN` names a log the state does not remember.
     #[error("the state remembers no log {origin:?} (nothing to reset)")]
     NoSuchPin { origin: String },
@@ -123,6 +148,11 @@ impl Error {
             | Error::ConflictingKeys(_)
             | Error::NoLogFiles { .. }
             | Error::NoSuchPin { .. }
+            | Error::Encode { .. }
+            | Error::Sign(_)
+            | Error::InvalidOrigin { .. }
+            | Error::RotationOrigin { .. }
+            | Error::BadStateFile { .. }
             | Error::ReservedKind { .. }
             | Error::Body { .. }
             | Error::Remote { .. }
@@ -142,6 +172,11 @@ impl Error {
             Error::ConflictingKeys(_) => "conflicting_keys",
             Error::NoLogFiles { .. } => "no_log_files",
             Error::NoSuchPin { .. } => "no_such_pin",
+            Error::Encode { .. } => "bad_record_input",
+            Error::Sign(_) => "sign_failed",
+            Error::InvalidOrigin { .. } => "invalid_origin",
+            Error::RotationOrigin { .. } => "rotation_origin",
+            Error::BadStateFile { .. } => "bad_state_file",
             Error::ReservedKind { .. } => "reserved_kind",
             Error::Body { problem, .. } => problem.code(),
             Error::NotATornRecord { .. } => "not_a_torn_record",

@@ -280,17 +280,19 @@ fn tampered_receipts_are_rejected_with_the_right_reason() {
 }
 
 #[test]
-fn unreadable_receipts_and_bad_requests_exit_2() {
+fn garbled_receipts_are_rejected_and_bad_requests_exit_2() {
     let (w, _t) = anchored();
+    // A receipt is evidence: one that does not parse is rejected (exit 1),
+    // never reported as a usage error.
     let garbage = w.path("garbage.json");
     std::fs::write(&garbage, b"\x00\xffnot json").unwrap();
     let o = verify(&w, &garbage, &[]);
-    assert_eq!(code(&o), 2);
-    assert_eq!(json(&o)["error"]["code"], "usage");
+    assert_eq!(code(&o), 1);
+    assert_eq!(json(&o)["error"]["code"], "bad_receipt");
     let o = verify(&w, &w.path("missing.json"), &[]);
     assert_eq!(code(&o), 2);
     let other = write(&w, "other-format.json", &serde_json::json!({"format": "x"}));
-    assert_eq!(code(&verify(&w, &other, &[])), 2);
+    assert_eq!(code(&verify(&w, &other, &[])), 1);
     // No such record; a record not covered by any checkpoint.
     let o = vouch(&["receipt", Work::s(&w.log), "--seq", "99"]);
     assert_eq!(code(&o), 2);

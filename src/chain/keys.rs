@@ -115,12 +115,11 @@ pub fn read_verifier_keys(path: &Path) -> Result<Vec<VerifierKey>> {
 /// created with mode 0600, never overwriting) and `out.pub`.
 pub fn write_new_keypair(origin: &str, out: &Path) -> Result<(PathBuf, VerifierKey)> {
     if !super::record::is_valid_origin(origin.as_bytes()) {
-        return Err(Error::Usage(format!(
-            "invalid origin {origin:?}: use 1-255 printable ASCII characters without + \" \\ or spaces"
-        )));
+        return Err(Error::InvalidOrigin {
+            origin: origin.to_owned(),
+        });
     }
-    let signer = SignerKey::generate(origin)
-        .map_err(|e| Error::Usage(format!("cannot generate a key: {e}")))?;
+    let signer = SignerKey::generate(origin).map_err(Error::Sign)?;
     let verifier = signer.verifier();
     let mut pub_path = out.as_os_str().to_owned();
     pub_path.push(".pub");

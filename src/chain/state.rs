@@ -116,13 +116,15 @@ impl VerifyState {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(VerifyState::default()),
             Err(e) => return Err(crate::Error::io(path, e)),
         };
-        let state: VerifyState = serde_json::from_slice(&bytes).map_err(|e| {
-            crate::Error::Usage(format!("{}: not a vouch state file: {e}", path.display()))
-        })?;
+        let bad = |reason: String| crate::Error::BadStateFile {
+            path: path.to_path_buf(),
+            what: "vouch verify state",
+            reason,
+        };
+        let state: VerifyState = serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
         if state.format != STATE_FORMAT {
-            return Err(crate::Error::Usage(format!(
-                "{}: unsupported state format {:?}",
-                path.display(),
+            return Err(bad(format!(
+                "unsupported state format {:?} (this vouch reads {STATE_FORMAT})",
                 state.format
             )));
         }
@@ -135,7 +137,7 @@ impl VerifyState {
         tmp.push(".tmp");
         let tmp = PathBuf::from(tmp);
         let text = serde_json::to_vec(self)
-            .map_err(|e| crate::Error::Usage(format!("cannot encode state: {e}")))?;
+            .map_err(|e| crate::Error::io(path, std::io::Error::other(e)))?;
         let write = || -> std::io::Result<()> {
             use std::io::Write;
             let mut f = std::fs::File::create(&tmp)?;

@@ -216,10 +216,10 @@ impl LockedLog {
                             at: BodySource::Record(index),
                             problem,
                         },
-                        Ok(()) => Error::Usage(format!("record {seq}: {e}")),
+                        Ok(()) => Error::Encode { seq, problem: e },
                     }
                 }
-                e => Error::Usage(format!("record {seq}: {e}")),
+                problem => Error::Encode { seq, problem },
             })?;
             prev = leaf_hash(&buf[start..]);
             buf.push(b'\n');
@@ -457,8 +457,7 @@ pub fn checkpoint(path: &Path, key: &SignerKey, append_record: bool) -> Result<S
     let range = verified_tree(&log, key)?;
     let (size, root) = (range.end(), range_root(&range));
     let checkpoint = checkpoint_text(key.name(), size, &root, Vec::new());
-    let note = note::sign(&checkpoint.to_text(), &[key])
-        .map_err(|e| Error::Usage(format!("cannot sign: {e}")))?;
+    let note = note::sign(&checkpoint.to_text(), &[key]).map_err(Error::Sign)?;
     let record_seq = if append_record {
         let body = serde_json::json!({ "note": note });
         let offset = log.len;
@@ -481,11 +480,10 @@ pub fn checkpoint(path: &Path, key: &SignerKey, append_record: bool) -> Result<S
 /// then trust `new` for later checkpoints and stop trusting `old`.
 pub fn rotate(path: &Path, old: &SignerKey, new: &SignerKey) -> Result<SignedCheckpoint> {
     if old.name() != new.name() {
-        return Err(Error::Usage(format!(
-            "the new key is named {:?}, the old one {:?}: a log keeps one origin",
-            new.name(),
-            old.name()
-        )));
+        return Err(Error::RotationOrigin {
+            old: old.name().to_owned(),
+            new: new.name().to_owned(),
+        });
     }
     let mut log = LockedLog::open(path, old.name())?;
     let range = verified_tree(&log, old)?;
@@ -497,8 +495,7 @@ pub fn rotate(path: &Path, old: &SignerKey, new: &SignerKey) -> Result<SignedChe
         &root,
         vec![format!("{ROTATION_EXTENSION}{new_text}")],
     );
-    let note = note::sign(&checkpoint.to_text(), &[old, new])
-        .map_err(|e| Error::Usage(format!("cannot sign: {e}")))?;
+    let note = note::sign(&checkpoint.to_text(), &[old, new]).map_err(Error::Sign)?;
     let body = serde_json::json!({ "new_key": new_text, "note": note });
     let offset = log.len;
     let seq = log.append_reserved(&[(KIND_KEY_ROTATION, &body)])?[0].seq;

@@ -93,6 +93,10 @@ pub enum ReceiptError {
     LeafMismatch,
     #[error("the given record line is not the one in the receipt")]
     GivenRecordMismatch,
+    #[error("not a vouch receipt: invalid JSON or members at line {line}, column {column}")]
+    Unparseable { line: usize, column: usize },
+    #[error("unsupported receipt format {format:?} (this vouch reads {RECEIPT_FORMAT})")]
+    UnsupportedFormat { format: String },
     #[error("the checkpoint {0}")]
     BadCheckpoint(CheckpointFailure),
     #[error(
@@ -116,7 +120,9 @@ impl ReceiptError {
     /// Stable reason code.
     pub fn code(&self) -> &'static str {
         match self {
-            ReceiptError::Malformed(_) => "bad_receipt",
+            ReceiptError::Malformed(_)
+            | ReceiptError::Unparseable { .. }
+            | ReceiptError::UnsupportedFormat { .. } => "bad_receipt",
             ReceiptError::BadRecord(e) => e.code(),
             ReceiptError::RecordMismatch { .. } => "record_mismatch",
             ReceiptError::LeafMismatch => "leaf_mismatch",
@@ -235,16 +241,19 @@ pub fn build(path: &Path, seq: u64, include_record: bool) -> Result<Receipt> {
     })
 }
 
-/// Parses a receipt file's bytes. Unparseable input is an operational
-/// error (the caller handed vouch something that is not a receipt).
+/// Parses a receipt file's bytes. A receipt is evidence: one that does
+/// not parse is rejected (exit 1, `bad_receipt`), not an operational error.
 pub fn parse(bytes: &[u8]) -> Result<Receipt> {
-    let receipt: Receipt = serde_json::from_slice(bytes)
-        .map_err(|e| Error::Usage(format!("not a vouch receipt (JSON): {e}")))?;
+    let receipt: Receipt =
+        serde_json::from_slice(bytes).map_err(|e| ReceiptError::Unparseable {
+            line: e.line(),
+            column: e.column(),
+        })?;
     if receipt.format != RECEIPT_FORMAT {
-        return Err(Error::Usage(format!(
-            "unsupported receipt format {:?} (expected {RECEIPT_FORMAT})",
-            receipt.format
-        )));
+        return Err(ReceiptError::UnsupportedFormat {
+            format: receipt.format,
+        }
+        .into());
     }
     Ok(receipt)
 }

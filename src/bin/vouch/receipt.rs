@@ -105,8 +105,7 @@ fn verify(args: VerifyArgs) -> ExitCode {
         (|| {
             let trusted = keys::load_trusted_keys(&args.pubkeys)?;
             let bytes = read_small_file(&args.file, receipt::MAX_RECEIPT_BYTES)?;
-            let r = receipt::parse(&bytes)
-                .map_err(|e| Error::Usage(format!("{}: {e}", args.file.display())))?;
+            let r = receipt::parse(&bytes)?;
             let given = match &args.record {
                 Some(p) => Some(read_small_file(
                     p,
