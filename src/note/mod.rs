@@ -673,6 +673,11 @@ impl VerifiedNote {
 /// signatures are ignored; at least one must come from a trusted key
 /// ([`NoteError::UnknownKey`] otherwise, listing the pairs seen). Trusts the
 /// keys in `trusted`; does not interpret the text.
+///
+/// This is the generic signed-note primitive. Whether a note is a
+/// checkpoint that counts for a log (origin-named keys, rotations, retired
+/// keys) is decided only by `chain::trust`; do not call this to judge a
+/// checkpoint.
 pub fn open(note: &[u8], trusted: &[VerifierKey]) -> Result<VerifiedNote, NoteError> {
     let parsed = parse(note)?;
     let mut verified_by = Vec::new();
