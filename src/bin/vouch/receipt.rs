@@ -5,7 +5,8 @@ use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use vouch::chain::{keys, verify::read_small_file};
+use vouch::chain::keys;
+use vouch::fs::read_bounded;
 use vouch::receipt::{self, Verdict};
 use vouch::{Error, Result};
 
@@ -107,11 +108,11 @@ fn verify(args: VerifyArgs) -> ExitCode {
             for p in &args.pubkeys {
                 trusted.extend(keys::read_verifier_keys(p)?);
             }
-            let bytes = read_small_file(&args.file, receipt::MAX_RECEIPT_BYTES)?;
+            let bytes = read_bounded(&args.file, receipt::MAX_RECEIPT_BYTES)?;
             let r = receipt::parse(&bytes)
                 .map_err(|e| Error::Usage(format!("{}: {e}", args.file.display())))?;
             let given = match &args.record {
-                Some(p) => Some(read_small_file(
+                Some(p) => Some(read_bounded(
                     p,
                     vouch::chain::record::MAX_LINE_LEN as u64 + 2,
                 )?),
