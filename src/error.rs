@@ -16,6 +16,27 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A file given as input is not a regular file (a FIFO, a device, a
+    /// directory): vouch reads its small inputs only from regular files, so
+    /// that a FIFO cannot block it forever.
+    #[error("{}: not a regular file ({kind})", path.display())]
+    NotARegularFile {
+        path: PathBuf,
+        kind: crate::fs::FileKind,
+    },
+    /// A file given as input is larger than vouch accepts for its kind.
+    #[error("{}: larger than {max} bytes", path.display())]
+    TooLarge { path: PathBuf, max: u64 },
+    /// A date or time given by the user does not parse or does not exist.
+    #[error("{what} {text:?}: {problem} (expected {expected})")]
+    InvalidTime {
+        /// What the time was for, e.g. `--retain-until`.
+        what: &'static str,
+        text: String,
+        problem: crate::time::TimeError,
+        /// The accepted forms, for the message.
+        expected: &'static str,
+    },
     /// The caller asked for something that cannot be done as asked.
     #[error("{0}")]
     Usage(String),
@@ -141,6 +162,9 @@ impl Error {
             | Error::Tsa(_)
             | Error::NotATornRecord { .. } => true,
             Error::Io { .. }
+            | Error::NotARegularFile { .. }
+            | Error::TooLarge { .. }
+            | Error::InvalidTime { .. }
             | Error::Usage(_)
             | Error::KeyFile { .. }
             | Error::LogState { .. }
@@ -165,6 +189,9 @@ impl Error {
     pub fn code(&self) -> &'static str {
         match self {
             Error::Io { .. } => "io_error",
+            Error::NotARegularFile { .. } => "not_a_regular_file",
+            Error::TooLarge { .. } => "file_too_large",
+            Error::InvalidTime { .. } => "invalid_time",
             Error::Usage(_) => "usage",
             Error::KeyFile { .. } => "key_file",
             Error::LogState { .. } => "log_state",
@@ -195,6 +222,32 @@ impl Error {
         Error::Io {
             path: path.into(),
             source,
+        }
+    }
+}
+
+/// How an error is shown in JSON output: `{"error":{"code","message"},"exit_code"}`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ErrorReport {
+    pub error: ErrorDetail,
+    pub exit_code: u8,
+}
+
+/// The error of an [`ErrorReport`].
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ErrorDetail {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ErrorReport {
+    pub fn new(err: &Error, exit_code: u8) -> Self {
+        ErrorReport {
+            error: ErrorDetail {
+                code: err.code(),
+                message: err.to_string(),
+            },
+            exit_code,
         }
     }
 }

@@ -8,6 +8,7 @@
 pub mod anchor;
 pub mod chain;
 pub mod error;
+pub mod fs;
 pub mod hex;
 pub mod jcs;
 pub mod merkle;

@@ -134,7 +134,7 @@ fn sync_dir(dir: &Path) -> Result<()> {
 }
 
 fn read_limited(path: &Path) -> Result<Vec<u8>> {
-    crate::chain::verify::read_small_file(path, MAX_NOTE)
+    crate::fs::read_bounded(path, MAX_NOTE)
 }
 
 /// Sets the immutable attribute with `chattr +i` (no safe Rust API exists

@@ -150,42 +150,6 @@ impl LockMode {
     }
 }
 
-/// Parses `YYYY-MM-DD` (midnight UTC) or RFC 3339 UTC
-/// `YYYY-MM-DDTHH:MM:SS[.fff]Z` into seconds since the Unix epoch.
-pub fn parse_utc(text: &str) -> Option<i64> {
-    let b = text.as_bytes();
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let s = text.get(r)?;
-        if !s.bytes().all(|c| c.is_ascii_digit()) {
-            return None;
-        }
-        s.parse().ok()
-    };
-    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
-        return None;
-    }
-    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return None;
-    }
-    let (mut hh, mut mm, mut ss) = (0, 0, 0);
-    if b.len() > 10 {
-        if !crate::time::is_rfc3339_utc(b) {
-            return None;
-        }
-        (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    }
-    let days = crate::time::days_from_civil(y, m, d);
-    Some(days * 86_400 + hh * 3600 + mm * 60 + ss)
-}
-
-/// Seconds since the Unix epoch now.
-pub fn now_unix() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
-}
-
 /// Connection settings for S3-compatible targets.
 #[derive(Debug, Clone, Default)]
 pub struct S3Connection {
@@ -392,15 +356,6 @@ mod tests {
             }
         );
         assert!(Target::parse("tsa:ftp://x").is_err());
-    }
-
-    #[test]
-    fn utc_dates_parse() {
-        assert_eq!(parse_utc("1970-01-01"), Some(0));
-        assert_eq!(parse_utc("2000-03-01T00:00:01Z"), Some(951_868_801));
-        assert_eq!(parse_utc("2026-11-29T16:22:14.5Z"), Some(1_795_969_334));
-        assert_eq!(parse_utc("2026-13-01"), None);
-        assert_eq!(parse_utc("2026-11-29T16:22:14+01:00"), None);
     }
 
     #[test]

@@ -19,7 +19,7 @@ use aws_sdk_s3::Client;
 use aws_sdk_s3::config::http::HttpResponse;
 use aws_sdk_s3::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::operation::RequestId;
-use aws_sdk_s3::primitives::{ByteStream, DateTime, DateTimeFormat};
+use aws_sdk_s3::primitives::{ByteStream, DateTime};
 use aws_sdk_s3::types::{
     BucketVersioningStatus, ChecksumAlgorithm, ChecksumMode, ObjectLockEnabled,
     ObjectLockLegalHoldStatus, ObjectLockMode,
@@ -131,8 +131,11 @@ fn lock_mode(mode: LockMode) -> ObjectLockMode {
 }
 
 fn rfc3339(dt: &DateTime) -> String {
-    dt.fmt(DateTimeFormat::DateTime)
-        .unwrap_or_else(|_| dt.secs().to_string())
+    crate::time::Timestamp {
+        unix: dt.secs(),
+        nanos: dt.subsec_nanos(),
+    }
+    .to_rfc3339()
 }
 
 fn sha256_b64(bytes: &[u8]) -> String {
@@ -370,9 +373,9 @@ pub fn fetch_and_compare(
                 found: mode,
             }));
         }
-        let recorded_until = DateTime::from_str(&anchor.retain_until, DateTimeFormat::DateTime)
-            .map(|d| d.secs())
-            .unwrap_or(i64::MAX);
+        // An unreadable recorded date counts as "later than any": shortened.
+        let recorded_until = crate::time::Timestamp::parse_rfc3339(&anchor.retain_until)
+            .map_or(i64::MAX, |t| t.unix);
         if until.is_none_or(|d| d.secs() < recorded_until) {
             return Ok(Err(AnchorError::RetentionShortened {
                 recorded: anchor.retain_until.clone(),
@@ -550,12 +553,7 @@ pub fn doctor(conn: &S3Connection, bucket: &str, prefix: &str) -> Result<Vec<Doc
         let _ = getrandom::fill(&mut nonce);
         let key = format!("{prefix}.vouch-doctor/canary-{}", crate::hex::encode(&nonce));
         let data = b"vouch anchor doctor canary\n";
-        let until = DateTime::from_secs(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs() as i64)
-                + 3600,
-        );
+        let until = DateTime::from_secs(crate::time::now_unix() + 3600);
         let put = client
             .put_object()
             .bucket(bucket)

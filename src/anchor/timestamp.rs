@@ -96,7 +96,7 @@ pub fn verify(
 
 /// Loads TSA trust anchors (PEM, one or more certificates, or one DER).
 pub fn load_roots(path: &std::path::Path) -> Result<TrustStore> {
-    let bytes = crate::chain::verify::read_small_file(path, 4 << 20)?;
+    let bytes = crate::fs::read_bounded(path, crate::tsa::MAX_CERTS_BYTES)?;
     let mut store = TrustStore::new();
     let n = store
         .add_anchors(&bytes)

@@ -19,21 +19,12 @@ pub enum KeyFileProblem {
     Empty,
     #[error("line {line} is not a valid key: {reason}")]
     Malformed { line: usize, reason: String },
-    #[error("it is larger than {max} bytes")]
-    TooLarge { max: u64 },
 }
 
 const MAX_KEY_FILE: u64 = 1 << 20;
 
 fn read_key_text(path: &Path) -> Result<String> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
-    if meta.len() > MAX_KEY_FILE {
-        return Err(key_error(
-            path,
-            KeyFileProblem::TooLarge { max: MAX_KEY_FILE },
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = crate::fs::read_bounded(path, MAX_KEY_FILE)?;
     String::from_utf8(bytes).map_err(|_| {
         key_error(
             path,

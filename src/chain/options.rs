@@ -80,23 +80,11 @@ impl AuditorCheckpoint {
 /// operational error here: the auditor handed vouch something unusable as
 /// a reference.
 pub fn load_auditor_checkpoint(path: &Path, keys: &TrustedKeys) -> Result<AuditorCheckpoint> {
-    let bytes = read_small_file(path, 1 << 20)?;
+    let bytes = crate::fs::read_bounded(path, 1 << 20)?;
     AuditorCheckpoint::from_note(path, &bytes, keys).map_err(|problem| Error::UnusableCheckpoint {
         path: path.to_path_buf(),
         problem,
     })
-}
-
-/// Reads a file of at most `max` bytes (proofs, notes, record lines).
-pub fn read_small_file(path: &Path, max: u64) -> Result<Vec<u8>> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
-    if meta.len() > max {
-        return Err(Error::Usage(format!(
-            "{}: larger than {max} bytes",
-            path.display()
-        )));
-    }
-    std::fs::read(path).map_err(|e| Error::io(path, e))
 }
 
 /// What to verify against.

@@ -64,7 +64,7 @@ pub(crate) fn cached_tree(
     key: &VerifierKey,
 ) -> Option<CompactRange> {
     let meta = file.metadata().ok()?;
-    let bytes = crate::chain::verify::read_small_file(&cache_path(path), MAX_CACHE_BYTES).ok()?;
+    let bytes = crate::fs::read_bounded(&cache_path(path), MAX_CACHE_BYTES).ok()?;
     let cache: Cache = serde_json::from_slice(&bytes).ok()?;
     if cache.format != FORMAT
         || cache.origin != origin

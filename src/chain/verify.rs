@@ -32,7 +32,6 @@ use std::path::{Path, PathBuf};
 pub use super::files::{Found, collect_log_files};
 pub use super::options::{
     AuditorCheckpoint, DEFAULT_CHUNK_BYTES, Progress, VerifyOptions, load_auditor_checkpoint,
-    read_small_file,
 };
 pub use super::report::{Failure, FleetReport, FleetSummary, LogReport, LogStatus, VerifiedLog};
 

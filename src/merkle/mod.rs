@@ -24,7 +24,7 @@
 //! [RFC 9162 §2.1.3.2]: https://www.rfc-editor.org/rfc/rfc9162#section-2.1.3.2
 //! [RFC 9162 §2.1.4.2]: https://www.rfc-editor.org/rfc/rfc9162#section-2.1.4.2
 
-use std::fmt;
+use crate::hex::Hex;
 
 use sha2::{Digest, Sha256};
 
@@ -70,7 +70,7 @@ pub enum MerkleError {
         found: usize,
     },
     /// The inclusion proof recomputes a different root.
-    #[error("root mismatch: expected {}, computed {}", Hex(.expected), Hex(.computed))]
+    #[error("root mismatch: expected {}, computed {}", Hex(.expected.as_slice()), Hex(.computed.as_slice()))]
     RootMismatch {
         /// The root the caller expected.
         expected: Hash,
@@ -78,7 +78,7 @@ pub enum MerkleError {
         computed: Hash,
     },
     /// The consistency proof recomputes a different old root.
-    #[error("old root mismatch: expected {}, computed {}", Hex(.expected), Hex(.computed))]
+    #[error("old root mismatch: expected {}, computed {}", Hex(.expected.as_slice()), Hex(.computed.as_slice()))]
     OldRootMismatch {
         /// The old root the caller expected.
         expected: Hash,
@@ -86,7 +86,7 @@ pub enum MerkleError {
         computed: Hash,
     },
     /// The consistency proof recomputes a different new root.
-    #[error("new root mismatch: expected {}, computed {}", Hex(.expected), Hex(.computed))]
+    #[error("new root mismatch: expected {}, computed {}", Hex(.expected.as_slice()), Hex(.computed.as_slice()))]
     NewRootMismatch {
         /// The new root the caller expected.
         expected: Hash,
@@ -160,18 +160,6 @@ impl MerkleError {
             Self::RangeNotFromZero { .. } => "merkle_range_not_from_zero",
             Self::RangeFull { .. } => "merkle_range_full",
         }
-    }
-}
-
-/// Lower-case hex display of a hash, for error messages.
-struct Hex<'a>(&'a Hash);
-
-impl fmt::Display for Hex<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for b in self.0 {
-            write!(f, "{b:02x}")?;
-        }
-        Ok(())
     }
 }
 

@@ -80,10 +80,7 @@ struct Rfc8032Vector {
 }
 
 fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
+    crate::hex::decode_any(s).unwrap()
 }
 
 #[test]

@@ -270,38 +270,6 @@ pub(crate) fn strip_leading_zeros(v: &[u8]) -> &[u8] {
     &v[n..]
 }
 
-/// Lower-case hexadecimal.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(DIGITS[(b >> 4) as usize] as char);
-        s.push(DIGITS[(b & 15) as usize] as char);
-    }
-    s
-}
-
-/// Decodes hexadecimal (either case); an odd length gets a leading zero.
-pub fn decode_hex(text: &str) -> Option<Vec<u8>> {
-    let text = text.trim();
-    let digits: Vec<u8> = text
-        .chars()
-        .map(|c| c.to_digit(16).map(|d| d as u8))
-        .collect::<Option<_>>()?;
-    if digits.is_empty() {
-        return None;
-    }
-    let mut out = Vec::with_capacity(digits.len() / 2 + 1);
-    let mut iter = digits.iter();
-    if digits.len() % 2 == 1 {
-        out.push(*iter.next()?);
-    }
-    while let (Some(h), Some(l)) = (iter.next(), iter.next()) {
-        out.push(h << 4 | l);
-    }
-    Some(out)
-}
-
 // ---------------------------------------------------------------- writing
 
 /// DER tag-length-value with a definite, minimal length.
@@ -400,8 +368,6 @@ mod tests {
         assert_eq!(normalize_int(&[0, 0, 0x7f]), &[0x7f]);
         assert_eq!(normalize_int(&[0xff, 0x80]), &[0x80]);
         assert_eq!(normalize_int(&[0, 0x80]), &[0, 0x80]);
-        assert_eq!(decode_hex("f7e0").unwrap(), vec![0xf7, 0xe0]);
-        assert_eq!(decode_hex("abc").unwrap(), vec![0x0a, 0xbc]);
         assert_eq!(der_uint(&[0x80]), vec![2, 2, 0, 0x80]);
     }
 }

@@ -33,11 +33,11 @@ impl CertificateInfo {
         CertificateInfo {
             subject: c.subject_text(),
             issuer: c.issuer_text(),
-            serial: asn1::hex(&c.serial),
+            serial: crate::hex::encode(&c.serial),
             not_before: c.not_before,
             not_after: c.not_after,
             key: c.key.describe(),
-            sha256: asn1::hex(&c.hash(HashAlg::Sha256)),
+            sha256: crate::hex::encode(&c.hash(HashAlg::Sha256)),
         }
     }
 }
@@ -154,7 +154,7 @@ pub(crate) fn general_name_text(raw: &[u8]) -> String {
         Ok(t) if matches!(t.tag, 0x81 | 0x82 | 0x86) => {
             super::cert::printable(&String::from_utf8_lossy(t.value))
         }
-        Ok(t) => format!("[{}] {}", t.tag & 0x1f, asn1::hex(t.value)),
+        Ok(t) => format!("[{}] {}", t.tag & 0x1f, crate::hex::encode(t.value)),
         Err(_) => "<undecodable>".to_string(),
     }
 }
@@ -191,14 +191,14 @@ pub fn show(token_bytes: &[u8]) -> Result<TokenInfo, TsaError> {
             Some(TstView {
                 version: t.version,
                 policy: t.policy,
-                serial: asn1::hex(&t.serial),
+                serial: crate::hex::encode(&t.serial),
                 gen_time: t.gen_time,
                 accuracy: t.accuracy,
                 ordering: t.ordering,
-                nonce: t.nonce.as_deref().map(asn1::hex),
+                nonce: t.nonce.as_deref().map(crate::hex::encode),
                 tsa_name: t.tsa.as_deref().map(general_name_text),
                 imprint_alg: alg_name(&t.imprint_alg.oid),
-                imprint: asn1::hex(&t.imprint),
+                imprint: crate::hex::encode(&t.imprint),
                 extensions: t
                     .extensions
                     .iter()
@@ -218,13 +218,17 @@ pub fn show(token_bytes: &[u8]) -> Result<TokenInfo, TsaError> {
     for si in &tok.signer_infos {
         let (sid, signer_certificate) = match &si.sid {
             Sid::IssuerSerial { issuer, serial } => (
-                format!("issuer {} serial {}", name_text(issuer), asn1::hex(serial)),
+                format!(
+                    "issuer {} serial {}",
+                    name_text(issuer),
+                    crate::hex::encode(serial)
+                ),
                 certs
                     .iter()
                     .position(|c| c.issuer == *issuer && c.serial == *serial),
             ),
             Sid::SubjectKeyId(k) => (
-                format!("subjectKeyIdentifier {}", asn1::hex(k)),
+                format!("subjectKeyIdentifier {}", crate::hex::encode(k)),
                 certs
                     .iter()
                     .position(|c| c.ext.subject_key_id.as_ref() == Some(k)),
@@ -248,8 +252,8 @@ pub fn show(token_bytes: &[u8]) -> Result<TokenInfo, TsaError> {
                     ess.push(EssIdInfo {
                         version: if v2 { 2 } else { 1 },
                         hash_alg: alg_name(&e.hash_alg.oid),
-                        hash: asn1::hex(&e.hash),
-                        issuer_serial: e.issuer_serial.as_ref().map(|(_, s)| asn1::hex(s)),
+                        hash: crate::hex::encode(&e.hash),
+                        issuer_serial: e.issuer_serial.as_ref().map(|(_, s)| crate::hex::encode(s)),
                         matches_certificate: alg
                             .and_then(|a| certs.iter().position(|c| c.hash(a) == e.hash)),
                     });

@@ -39,7 +39,6 @@ mod time;
 mod token;
 mod verify;
 
-pub use asn1::decode_hex;
 pub use client::{ClientOptions, request};
 pub use crypto::HashAlg;
 pub use error::TsaError;
@@ -48,6 +47,12 @@ pub use request::TimeStampRequest;
 pub use time::Timestamp;
 pub use token::Accuracy;
 pub use verify::{VerifiedTimestamp, verify_token};
+
+/// The largest time-stamp response or token file read (the client's default
+/// limit for a response from a TSA).
+pub const MAX_TOKEN_BYTES: u64 = 1 << 20;
+/// The largest certificate file (trust anchors, extra certificates) read.
+pub const MAX_CERTS_BYTES: u64 = 4 << 20;
 
 use cert::Cert;
 
@@ -146,7 +151,7 @@ impl ExpectedImprint {
     pub fn parse_digest(text: &str) -> Option<Self> {
         let (alg, hex) = text.split_once(':')?;
         let alg = HashAlg::from_name(alg)?;
-        let digest = decode_hex(hex)?;
+        let digest = crate::hex::decode_any(hex)?;
         (digest.len() == alg.output_len()).then_some(ExpectedImprint::Digest { alg, digest })
     }
 }

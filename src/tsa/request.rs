@@ -127,8 +127,8 @@ impl TimeStampRequest {
                 None => return Err(TsaError::NonceMissing),
                 Some(got) if asn1::strip_leading_zeros(got) != asn1::strip_leading_zeros(n) => {
                     return Err(TsaError::NonceMismatch {
-                        expected: asn1::hex(n),
-                        found: asn1::hex(got),
+                        expected: crate::hex::encode(n),
+                        found: crate::hex::encode(got),
                     });
                 }
                 Some(_) => {}

@@ -261,8 +261,8 @@ fn verify_signed(
         let negative = got.first().is_some_and(|b| b & 0x80 != 0);
         if negative || asn1::strip_leading_zeros(got) != asn1::strip_leading_zeros(want) {
             return Err(TsaError::NonceMismatch {
-                expected: asn1::hex(asn1::strip_leading_zeros(want)),
-                found: asn1::hex(got),
+                expected: crate::hex::encode(asn1::strip_leading_zeros(want)),
+                found: crate::hex::encode(got),
             });
         }
     }
@@ -315,10 +315,10 @@ fn verify_signed(
         gen_time: tst.gen_time,
         accuracy: tst.accuracy,
         policy: tst.policy.clone(),
-        serial: asn1::hex(&tst.serial),
-        nonce: tst.nonce.as_deref().map(asn1::hex),
+        serial: crate::hex::encode(&tst.serial),
+        nonce: tst.nonce.as_deref().map(crate::hex::encode),
         imprint_alg: tst.imprint_alg.hash("imprint")?,
-        imprint: asn1::hex(&tst.imprint),
+        imprint: crate::hex::encode(&tst.imprint),
         tsa_name: tst.tsa.as_deref().map(general_name_text),
         validated_at: at,
         signer: CertificateInfo::from_cert(signer),

@@ -133,12 +133,17 @@ fn lock_options(args: &AnchorArgs, needs_s3: bool) -> Result<S3LockOptions> {
         ModeArg::Governance => LockMode::Governance,
     };
     let retain_until_unix = match (&args.retain_until, args.retain_days) {
-        (Some(text), _) => anchor::parse_utc(text).ok_or_else(|| {
-            Error::Usage(format!(
-                "--retain-until {text:?}: use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ"
-            ))
-        })?,
-        (None, Some(days)) => anchor::now_unix() + i64::from(days) * 86_400,
+        (Some(text), _) => {
+            vouch::time::Timestamp::parse_utc_date_or_time(text)
+                .map_err(|problem| Error::InvalidTime {
+                    what: "--retain-until",
+                    text: text.clone(),
+                    problem,
+                    expected: "YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[.fraction]Z",
+                })?
+                .unix
+        }
+        (None, Some(days)) => vouch::time::now_unix() + i64::from(days) * 86_400,
         (None, None) if needs_s3 => {
             return Err(Error::Usage(
                 "an s3:// target needs a retention: give --retain-days N or --retain-until DATE"
@@ -147,7 +152,7 @@ fn lock_options(args: &AnchorArgs, needs_s3: bool) -> Result<S3LockOptions> {
         }
         (None, None) => 0,
     };
-    if needs_s3 && retain_until_unix <= anchor::now_unix() {
+    if needs_s3 && retain_until_unix <= vouch::time::now_unix() {
         return Err(Error::Usage("the retention date is in the past".into()));
     }
     Ok(S3LockOptions {

@@ -154,8 +154,8 @@ pub fn verify_consistency(args: VerifyConsistencyArgs) -> ExitCode {
     finish(
         (|| {
             let trusted = keys::load_trusted_keys(&args.pubkeys)?;
-            let proof = verify::read_small_file(&args.proof, 2 << 20)?;
-            let old = verify::read_small_file(&args.old, 1 << 20)?;
+            let proof = vouch::fs::read_bounded(&args.proof, 2 << 20)?;
+            let old = vouch::fs::read_bounded(&args.old, 1 << 20)?;
             let result = chain::proof::verify_consistency_proof(&proof, &old, &trusted);
             let code = if result.is_ok() {
                 EXIT_VERIFIED
@@ -623,9 +623,9 @@ pub fn verify_proof(args: VerifyProofArgs) -> ExitCode {
     finish(
         (|| {
             let trusted = keys::load_trusted_keys(&args.pubkeys)?;
-            let proof = verify::read_small_file(&args.proof, 1 << 20)?;
+            let proof = vouch::fs::read_bounded(&args.proof, 1 << 20)?;
             let record =
-                verify::read_small_file(&args.record, chain::record::MAX_LINE_LEN as u64 + 2)?;
+                vouch::fs::read_bounded(&args.record, chain::record::MAX_LINE_LEN as u64 + 2)?;
             let result = chain::proof::verify_inclusion_proof(&proof, &record, &trusted);
             let code = if result.is_ok() {
                 EXIT_VERIFIED

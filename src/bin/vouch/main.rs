@@ -51,7 +51,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
+    let code = match cli.command {
         Command::Keygen(a) => chain::keygen(a),
         Command::Append(a) => chain::append(a),
         Command::Checkpoint(a) => chain::checkpoint(a),
@@ -64,5 +64,7 @@ fn main() -> ExitCode {
         Command::Anchor(a) => anchor::run(a),
         Command::Receipt(a) => receipt::run(a),
         Command::Tsa(cmd) => tsa::run(cmd),
-    }
+    };
+    // A failed write of the report (other than a closed pipe) is exit 2.
+    output::finish(code)
 }

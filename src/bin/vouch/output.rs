@@ -1,7 +1,8 @@
 //! Shared rendering and exit-code plumbing for every subcommand.
 
-use std::io::Write;
+use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// Exit code: everything verified.
 pub const EXIT_VERIFIED: u8 = 0;
@@ -20,39 +21,90 @@ pub enum Format {
     Json,
 }
 
-/// Writes `text` to stdout; a closed pipe (e.g. `| head`) is not an error.
-pub fn print_stdout(text: &str) {
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes());
-    if !text.ends_with('\n') {
-        let _ = out.write_all(b"\n");
-    }
-    let _ = out.flush();
+// Report output goes to stdout only through this module. The first write or
+// flush error is kept, nothing more is written after it, and `main` passes
+// the command's exit code through [`finish`], which flushes stdout and
+// decides:
+//
+// - no error: the command's own exit code;
+// - a closed pipe (EPIPE, e.g. `vouch verify ... | head`): quiet, and still
+//   the command's own exit code. Every command decides its verdict before it
+//   renders, so the verdict is never lost to a reader that stopped early
+//   (ripgrep exits 0 here; a verifier keeps its verdict so that
+//   `set -o pipefail` scripts still see a rejection);
+// - any other error (ENOSPC on a full disk, EIO): a message on stderr and
+//   exit 2, never a silent 0 with a cut-off report.
+
+/// The first error writing to stdout, if any.
+static STDOUT_ERROR: Mutex<Option<io::Error>> = Mutex::new(None);
+
+fn stdout_error() -> MutexGuard<'static, Option<io::Error>> {
+    STDOUT_ERROR.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Writes a value as pretty JSON to stdout.
+/// Runs `render` with a buffered stdout, flushes it, and keeps the first
+/// error for [`finish`]. After an error nothing more is written.
+///
+/// This is the one way to write report output; streaming renderers (e.g. a
+/// large JSON document written one log at a time) write into the given
+/// writer and return its errors with `?`.
+pub fn write_stdout(render: impl FnOnce(&mut dyn Write) -> io::Result<()>) {
+    if stdout_error().is_some() {
+        return;
+    }
+    let mut out = BufWriter::new(io::stdout().lock());
+    let result = render(&mut out).and_then(|()| out.flush());
+    if let Err(e) = result {
+        stdout_error().get_or_insert(e);
+    }
+}
+
+/// Writes `text` and a final newline (unless it has one) to stdout.
+pub fn print_stdout(text: &str) {
+    write_stdout(|out| {
+        out.write_all(text.as_bytes())?;
+        if !text.ends_with('\n') {
+            out.write_all(b"\n")?;
+        }
+        Ok(())
+    });
+}
+
+/// Writes a value as pretty JSON and a newline to stdout.
 pub fn print_json(value: &impl serde::Serialize) {
-    match serde_json::to_string_pretty(value) {
-        Ok(text) => print_stdout(&text),
-        Err(e) => eprintln!("vouch: error: cannot render JSON: {e}"),
+    write_stdout(|out| {
+        serde_json::to_writer_pretty(&mut *out, value)?;
+        out.write_all(b"\n")
+    });
+}
+
+/// Flushes stdout and maps a failed write to the exit code (see above).
+/// `main` calls it once, with the code the command returned.
+pub fn finish(code: ExitCode) -> ExitCode {
+    let flushed = io::stdout().lock().flush();
+    let error = stdout_error().take().or(flushed.err());
+    match error {
+        None => code,
+        Some(e) if e.kind() == io::ErrorKind::BrokenPipe => code,
+        Some(e) => {
+            eprintln!("vouch: error: cannot write the report to stdout: {e}");
+            ExitCode::from(EXIT_ERROR)
+        }
     }
 }
 
 /// Writes a value as one line of compact JSON to stdout (ndjson).
 pub fn print_json_line(value: &impl serde::Serialize) {
-    match serde_json::to_string(value) {
-        Ok(text) => print_stdout(&text),
-        Err(e) => eprintln!("vouch: error: cannot render JSON: {e}"),
-    }
+    write_stdout(|out| {
+        serde_json::to_writer(&mut *out, value)?;
+        out.write_all(b"\n")
+    });
 }
 
-/// Streams a (possibly large) value as compact JSON to stdout.
+/// Streams a (possibly large) value as compact JSON to stdout: serde writes
+/// it piece by piece (a fleet report, one log at a time).
 pub fn print_json_compact(value: &impl serde::Serialize) {
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let _ = serde_json::to_writer(&mut out, value)
-        .map_err(std::io::Error::from)
-        .and_then(|()| out.write_all(b"\n"))
-        .and_then(|()| out.flush());
+    print_json_line(value);
 }
 
 /// Reports a library error in the chosen format and returns its exit code:
@@ -64,10 +116,7 @@ pub fn report_error(err: &vouch::Error, format: Format) -> ExitCode {
         EXIT_ERROR
     };
     match format {
-        Format::Json => print_json(&serde_json::json!({
-            "error": { "code": err.code(), "message": err.to_string() },
-            "exit_code": code,
-        })),
+        Format::Json => print_json(&vouch::error::ErrorReport::new(err, code)),
         Format::Table => eprintln!("vouch: error: {err}"),
     }
     ExitCode::from(code)

@@ -5,7 +5,8 @@ use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use vouch::chain::{keys, verify::read_small_file};
+use vouch::chain::keys;
+use vouch::fs::read_bounded;
 use vouch::receipt::{self, Verdict};
 use vouch::{Error, Result};
 
@@ -104,10 +105,10 @@ fn verify(args: VerifyArgs) -> ExitCode {
     finish(
         (|| {
             let trusted = keys::load_trusted_keys(&args.pubkeys)?;
-            let bytes = read_small_file(&args.file, receipt::MAX_RECEIPT_BYTES)?;
+            let bytes = read_bounded(&args.file, receipt::MAX_RECEIPT_BYTES)?;
             let r = receipt::parse(&bytes)?;
             let given = match &args.record {
-                Some(p) => Some(read_small_file(
+                Some(p) => Some(read_bounded(
                     p,
                     vouch::chain::record::MAX_LINE_LEN as u64 + 2,
                 )?),

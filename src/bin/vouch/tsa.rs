@@ -116,20 +116,24 @@ pub fn run(cmd: TsaCommand) -> ExitCode {
     }
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, Error> {
-    std::fs::read(path).map_err(|e| Error::io(path, e))
+fn read_token(path: &Path) -> Result<Vec<u8>, Error> {
+    vouch::fs::read_bounded(path, tsa::MAX_TOKEN_BYTES)
+}
+
+fn read_certs(path: &Path) -> Result<Vec<u8>, Error> {
+    vouch::fs::read_bounded(path, tsa::MAX_CERTS_BYTES)
 }
 
 fn load_trust(ca: &[PathBuf], untrusted: &[PathBuf]) -> Result<TrustStore, Error> {
     let mut trust = TrustStore::new();
     for p in ca {
         trust
-            .add_anchors(&read(p)?)
+            .add_anchors(&read_certs(p)?)
             .map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?;
     }
     for p in untrusted {
         trust
-            .add_untrusted(&read(p)?)
+            .add_untrusted(&read_certs(p)?)
             .map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?;
     }
     Ok(trust)
@@ -157,18 +161,20 @@ fn verify_inputs(a: &VerifyArgs) -> Result<(Expected, TrustStore, VerifyOptions)
     let imprint = expected_imprint(&a.imprint)?;
     let nonce = match &a.nonce {
         Some(n) => Some(
-            tsa::decode_hex(n.trim_start_matches("0x"))
-                .ok_or_else(|| Error::Usage(format!("--nonce {n}: not hexadecimal")))?,
+            decode_nonce(n).ok_or_else(|| Error::Usage(format!("--nonce {n}: not hexadecimal")))?,
         ),
         None => None,
     };
     let validation_time = match a.at.as_str() {
         "gentime" => ValidationTime::GenTime,
         "now" => ValidationTime::At(Timestamp::now()),
-        t => ValidationTime::At(Timestamp::parse_rfc3339(t).ok_or_else(|| {
-            Error::Usage(format!(
-                "--at {t}: expected gentime, now or an RFC 3339 time"
-            ))
+        t => ValidationTime::At(Timestamp::parse_rfc3339(t).map_err(|problem| {
+            Error::InvalidTime {
+                what: "--at",
+                text: t.to_owned(),
+                problem,
+                expected: "gentime, now or an RFC 3339 time",
+            }
         })?),
     };
     let trust = load_trust(&a.ca_file, &a.untrusted)?;
@@ -192,7 +198,7 @@ fn verify(a: VerifyArgs) -> ExitCode {
     };
     if a.tokens.len() == 1 {
         let path = &a.tokens[0];
-        let result = read(path).and_then(|bytes| {
+        let result = read_token(path).and_then(|bytes| {
             tsa::verify_token(&bytes, &expected, &trust, &opts).map_err(Error::from)
         });
         return match result {
@@ -215,7 +221,7 @@ fn verify(a: VerifyArgs) -> ExitCode {
         .tokens
         .par_iter()
         .map(|path| {
-            let result = read(path).and_then(|bytes| {
+            let result = read_token(path).and_then(|bytes| {
                 tsa::verify_token(&bytes, &expected, &trust, &opts).map_err(Error::from)
             });
             match result {
@@ -299,7 +305,7 @@ fn accuracy_text(a: &tsa::Accuracy) -> String {
 }
 
 fn show(a: ShowArgs) -> ExitCode {
-    let result = read(&a.token).and_then(|b| tsa::show(&b).map_err(Error::from));
+    let result = read_token(&a.token).and_then(|b| tsa::show(&b).map_err(Error::from));
     let info = match result {
         Ok(i) => i,
         Err(e) => return output::report_error(&e, a.format),
@@ -422,7 +428,7 @@ fn do_request(a: &RequestArgs) -> Result<(), Error> {
         Format::Json => output::print_json(&serde_json::json!({
             "out": a.out, "verified": trust.is_some(),
             "gen_time": info.tst_info.as_ref().map(|t| t.gen_time),
-            "nonce": req.nonce().map(hex),
+            "nonce": req.nonce().map(vouch::hex::encode),
             "serial": info.tst_info.as_ref().map(|t| t.serial.clone()),
         })),
         Format::Table => {
@@ -443,7 +449,9 @@ fn do_request(a: &RequestArgs) -> Result<(), Error> {
             }
             t.add_row([
                 "nonce".to_string(),
-                req.nonce().map(hex).unwrap_or_else(|| "-".into()),
+                req.nonce()
+                    .map(vouch::hex::encode)
+                    .unwrap_or_else(|| "-".into()),
             ]);
             output::print_stdout(&t.to_string());
         }
@@ -451,6 +459,17 @@ fn do_request(a: &RequestArgs) -> Result<(), Error> {
     Ok(())
 }
 
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
+/// A nonce is a number: `0x` is optional and an odd number of digits has an
+/// implied leading zero.
+fn decode_nonce(text: &str) -> Option<Vec<u8>> {
+    let digits = text.trim();
+    let digits = digits.strip_prefix("0x").unwrap_or(digits);
+    if digits.is_empty() {
+        return None;
+    }
+    if digits.len() % 2 == 1 {
+        vouch::hex::decode_any(&format!("0{digits}"))
+    } else {
+        vouch::hex::decode_any(digits)
+    }
 }

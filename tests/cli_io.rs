@@ -1,0 +1,380 @@
+//! Regression tests for issue 8, through the real binary: invalid dates are
+//! refused (not rolled over into the next month), a FIFO given where a small
+//! file is expected fails at once instead of blocking forever, a write error
+//! on stdout is exit 2 with a message, and a closed pipe is quiet.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const REALWORLD: &str = "tests/vectors/tsa/realworld";
+/// A valid real-world response, its imprint and its root (manifest case
+/// `sigstage-sha384-digest`).
+const TOKEN: &str = "rfc3161-client/sigstage/response-sha384.tsr";
+const DIGEST: &str = "sha384:59e1748777448c69de6b800d7a33bbfb9ff1b463e44354c3553bcdb9c666fa90125a3c79f90397bdf5f6a13de828684f";
+const ROOT: &str = "rfc3161-client/sigstage/ts_chain.root.pem";
+
+fn vector(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(REALWORLD)
+        .join(rel)
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn vouch() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vouch"));
+    cmd.stdin(Stdio::null());
+    cmd
+}
+
+/// Waits for `child` at most 20 s; kills it and fails the test if it hangs.
+fn wait_or_kill(mut child: Child, what: &str) -> (ExitStatus, String) {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                e.read_to_string(&mut err).unwrap();
+            }
+            return (status, err);
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: still running after 20 s (blocked?)");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Runs `vouch args` with stdout discarded, under the hang guard.
+fn run_guarded(args: &[&str]) -> (i32, String) {
+    let child = vouch()
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (status, err) = wait_or_kill(child, &args.join(" "));
+    (status.code().unwrap_or(-1), err)
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+struct Work {
+    dir: tempfile::TempDir,
+}
+
+impl Work {
+    fn new() -> Self {
+        Work {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn s(&self, name: &str) -> String {
+        self.path(name).to_str().unwrap().to_owned()
+    }
+
+    /// A FIFO that no process ever opens for writing.
+    fn fifo(&self, name: &str) -> String {
+        let p = self.path(name);
+        let ok = Command::new("mkfifo").arg(&p).status().unwrap().success();
+        assert!(ok, "mkfifo");
+        p.to_str().unwrap().to_owned()
+    }
+
+    /// A key pair (`key`, `key.pub`) and a log of one record.
+    fn log(&self) {
+        let o = vouch()
+            .args([
+                "keygen",
+                "--origin",
+                "example.com/io",
+                "--out",
+                &self.s("key"),
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        let o = vouch()
+            .args(["append", &self.s("log"), "--key", &self.s("key"), "{}"])
+            .output()
+            .unwrap();
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+    }
+}
+
+// --- invalid dates ---------------------------------------------------------
+
+#[test]
+fn retain_until_an_impossible_date_is_refused_not_rolled_over() {
+    let w = Work::new();
+    w.log();
+    std::fs::create_dir(w.path("worm")).unwrap();
+    let target = format!("dir:{}", w.s("worm"));
+    for bad in [
+        "2026-02-31",
+        "2026-02-31T00:00:00Z",
+        "2026-04-31",
+        "2026-01-01T24:00:00Z",
+        "2027-02-29",
+        "2026-13-01",
+        "next year",
+        "2026-01-01T00:00:00+01:00",
+    ] {
+        let o = vouch()
+            .args(["anchor", &w.s("log"), "--key", &w.s("key"), "--to", &target])
+            .args(["--retain-until", bad])
+            .output()
+            .unwrap();
+        assert_eq!(code(&o), 2, "{bad}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains("--retain-until") && err.contains(bad), "{err}");
+        if bad.starts_with("2026-02-31") {
+            assert!(err.contains("the day is out of range"), "{err}");
+        }
+        // Nothing was anchored or recorded.
+        assert_eq!(std::fs::read_dir(w.path("worm")).unwrap().count(), 0);
+    }
+    let o = vouch()
+        .args(["anchor", &w.s("log"), "--key", &w.s("key"), "--to", &target])
+        .args(["--retain-until", "2028-02-29", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "a real leap day: {}", stderr(&o));
+    let o = vouch()
+        .args(["anchor", &w.s("log"), "--key", &w.s("key"), "--to", &target])
+        .args(["--retain-until", "2026-02-31", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 2);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "invalid_time");
+}
+
+#[test]
+fn tsa_verify_at_an_impossible_time_is_refused() {
+    let o = vouch()
+        .args(["tsa", "verify", &vector(TOKEN), "--digest", DIGEST])
+        .args(["--ca-file", &vector(ROOT), "--at", "2026-02-30T12:00:00Z"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("--at"), "{}", stderr(&o));
+}
+
+// --- FIFOs and other non-regular files -------------------------------------
+
+#[test]
+fn fifo_as_pub_key_fails_promptly() {
+    let w = Work::new();
+    w.log();
+    let fifo = w.fifo("pub.fifo");
+    std::fs::write(w.path("proof"), "x").unwrap();
+    std::fs::write(w.path("record"), "x").unwrap();
+    std::fs::write(w.path("receipt.json"), "{}").unwrap();
+    for args in [
+        vec![
+            "verify-proof".to_owned(),
+            w.s("proof"),
+            "--record".into(),
+            w.s("record"),
+            "--pub".into(),
+            fifo.clone(),
+        ],
+        vec![
+            "receipt".into(),
+            "verify".into(),
+            w.s("receipt.json"),
+            "--pub".into(),
+            fifo.clone(),
+        ],
+        vec![
+            "anchor".into(),
+            "verify".into(),
+            w.s("log"),
+            "--pub".into(),
+            fifo.clone(),
+        ],
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, err) = run_guarded(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("not a regular file (a FIFO)"), "{err}");
+        assert!(err.contains("pub.fifo"), "{err}");
+    }
+}
+
+#[test]
+fn fifo_as_receipt_or_record_fails_promptly() {
+    let w = Work::new();
+    w.log();
+    let fifo = w.fifo("in.fifo");
+    let (code, err) = run_guarded(&["receipt", "verify", &fifo, "--pub", &w.s("key.pub")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not a regular file (a FIFO)"), "{err}");
+}
+
+#[test]
+fn fifo_as_tsa_token_or_roots_fails_promptly() {
+    let w = Work::new();
+    let fifo = w.fifo("tsa.fifo");
+    let token = vector(TOKEN);
+    let root = vector(ROOT);
+    for args in [
+        vec![
+            "tsa",
+            "verify",
+            &token,
+            "--digest",
+            DIGEST,
+            "--ca-file",
+            &fifo,
+        ],
+        vec![
+            "tsa",
+            "verify",
+            &fifo,
+            "--digest",
+            DIGEST,
+            "--ca-file",
+            &root,
+        ],
+        vec!["tsa", "show", &fifo],
+    ] {
+        let (code, err) = run_guarded(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("not a regular file (a FIFO)"), "{err}");
+    }
+    // A directory is refused the same way, by type.
+    let (code, err) = run_guarded(&["tsa", "show", w.dir.path().to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not a regular file (a directory)"), "{err}");
+}
+
+#[test]
+fn oversized_key_file_is_refused() {
+    let w = Work::new();
+    std::fs::write(w.path("big.pub"), vec![b'#'; (1 << 20) + 1]).unwrap();
+    std::fs::write(w.path("receipt.json"), "{}").unwrap();
+    let (code, err) = run_guarded(&[
+        "receipt",
+        "verify",
+        &w.s("receipt.json"),
+        "--pub",
+        &w.s("big.pub"),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("larger than 1048576 bytes"), "{err}");
+}
+
+// --- stdout errors ---------------------------------------------------------
+
+fn to_dev_full(args: &[&str]) -> Output {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    vouch().args(args).stdout(full).output().unwrap()
+}
+
+#[test]
+fn a_full_disk_on_stdout_is_exit_2_with_a_message() {
+    if !Path::new("/dev/full").exists() {
+        eprintln!("skipping: no /dev/full");
+        return;
+    }
+    let token = vector(TOKEN);
+    let root = vector(ROOT);
+    for args in [
+        vec!["tsa", "show", &token],
+        vec!["tsa", "show", &token, "--format", "json"],
+        vec![
+            "tsa",
+            "verify",
+            &token,
+            "--digest",
+            DIGEST,
+            "--ca-file",
+            &root,
+        ],
+        vec![
+            "tsa",
+            "verify",
+            &token,
+            &token,
+            "--digest",
+            DIGEST,
+            "--ca-file",
+            &root,
+        ],
+    ] {
+        let o = to_dev_full(&args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains("cannot write the report to stdout"), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    // A rejection (exit 1) whose JSON report cannot be written: exit 2, an
+    // operational failure, not a verdict nobody could read.
+    let wrong = format!("sha384:{}", "00".repeat(48));
+    let args = [
+        "tsa",
+        "verify",
+        &token,
+        "--digest",
+        &wrong,
+        "--ca-file",
+        &root,
+    ];
+    let o = vouch()
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let o = to_dev_full(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot write the report to stdout"));
+}
+
+#[test]
+fn a_closed_pipe_is_quiet_and_keeps_the_verdict() {
+    let token = vector(TOKEN);
+    let root = vector(ROOT);
+    // Enough rows (about 150 bytes each) to overflow any pipe buffer, so the
+    // write fails whether or not the reader is gone before it starts.
+    let mut args = vec!["tsa".to_owned(), "verify".to_owned()];
+    args.extend(std::iter::repeat_n(token, 2000));
+    args.extend(["--digest".into(), DIGEST.into(), "--ca-file".into(), root]);
+    for format in ["table", "json"] {
+        let mut child = vouch()
+            .args(&args)
+            .args(["--format", format])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let (status, err) = wait_or_kill(child, "tsa verify | (closed)");
+        assert_ne!(status.code(), Some(101), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(err.is_empty(), "a closed pipe is quiet: {err}");
+        assert_eq!(status.code(), Some(0), "the verdict (all valid) is kept");
+    }
+}
