@@ -31,7 +31,7 @@ pub enum FileKind {
 }
 
 impl FileKind {
-    fn of(t: std::fs::FileType) -> Self {
+    pub(crate) fn of(t: std::fs::FileType) -> Self {
         if t.is_dir() {
             FileKind::Directory
         } else if t.is_fifo() {

@@ -649,7 +649,7 @@ fn state_editing_the_rotation_list_cannot_add_an_attacker_key() {
     expect_rejected(&r.w, &args, "retired-key rotation in the state");
 }
 
-// FAILS: the state's rotation list is replayed to rebuild the trust state
+// Regression (found by attacking the first version of this issue): the state's rotation list is replayed to rebuild the trust state
 // on resume, but nothing checks that it holds *every* rotation the
 // verified part of the log contains. Deleting entries un-retires keys:
 // with the list emptied, K1 (retired at seq 4) is current again on
@@ -657,7 +657,7 @@ fn state_editing_the_rotation_list_cannot_add_an_attacker_key() {
 // "valid"). The same with only the last rotation removed and K2. A full
 // verification of the same log rejects it (unknown_key).
 #[test]
-#[ignore = "product bug: deleting rotations from the state file un-retires keys (false accept)"]
+
 fn state_deleting_rotations_from_the_state_cannot_unretire_a_key() {
     let mut accepted = Vec::new();
     for (what, keep, stolen) in [
@@ -698,13 +698,13 @@ fn state_deleting_rotations_from_the_state_cannot_unretire_a_key() {
     );
 }
 
-// FAILS: a pin whose remembered tree cannot be decoded (hand-edited or
+// Regression (found by attacking the first version of this issue): a pin whose remembered tree cannot be decoded (hand-edited or
 // corrupted `tree`) is silently dropped: the log is not resumed, the pin
 // is not checked, and a log cut back to half its size verifies (exit 0)
 // and is pinned anew at the smaller size. Expected: the run refuses an
 // unusable pin (exit 2) or rejects the log (exit 1), never exit 0.
 #[test]
-#[ignore = "product bug: an undecodable pin in the state file is silently dropped (truncation accepted)"]
+
 fn state_an_unusable_pin_is_not_silently_dropped() {
     let w = simple(10);
     let args = ["log.jsonl", "--pub", "k.pub", "--state", "st.json"];
@@ -1328,20 +1328,20 @@ fn state_with_out_of_range_indices_does_not_panic() {
 const PANICS: &[&str] = &["first_seq huge", "first_seq near 2^64 on a later range"];
 const ACCEPTS: &[&str] = &["no ranges"];
 
-// FAILS: a range whose `first_seq` is near 2^64 passes the state's
+// Regression (found by attacking the first version of this issue): a range whose `first_seq` is near 2^64 passes the state's
 // well-formedness check; the re-check then computes `first_seq + lines - 1`
 // unchecked (src/chain/incremental.rs:210, recheck_failure) and a debug
 // build panics with "attempt to add with overflow" (exit 101), with
 // --recheck rolling and all. A release build wraps silently.
 #[test]
-#[ignore = "product bug: a hand-edited first_seq near 2^64 overflows in recheck_failure (panic)"]
+
 fn state_with_a_huge_first_seq_does_not_panic() {
     let (panicked, accepted) = run_state_edits(PANICS);
     assert!(panicked.is_empty(), "panics: {panicked:#?}");
     assert!(accepted.is_empty(), "{accepted:?}");
 }
 
-// FAILS: a state whose `ranges` list was emptied still passes the
+// Regression (found by attacking the first version of this issue): a state whose `ranges` list was emptied still passes the
 // well-formedness check (the ranges' lines are not required to add up to
 // the records), so the already-verified part has no digest left to
 // re-check: an in-place edit of an old record (same inode) is accepted
@@ -1349,7 +1349,7 @@ fn state_with_a_huge_first_seq_does_not_panic() {
 // auditor's own record, so this needs write access to it; still, "all"
 // re-checks nothing.
 #[test]
-#[ignore = "product bug: a state with its ranges removed makes --recheck all check nothing (false accept)"]
+
 fn state_with_no_ranges_still_catches_an_in_place_edit_with_recheck_all() {
     let (panicked, accepted) = run_state_edits(ACCEPTS);
     assert!(panicked.is_empty(), "panics: {panicked:#?}");
@@ -1534,13 +1534,13 @@ fn two_different_keys_with_the_same_name_and_id_are_refused() {
     }
 }
 
-// FAILS: `vouch repair fifo.jsonl` (a FIFO with no writer) exits 0 saying
+// Regression (found by attacking the first version of this issue): `vouch repair fifo.jsonl` (a FIFO with no writer) exits 0 saying
 // "ends with a complete record; nothing removed"; every other command that
 // reads or writes a log refuses a non-regular file. Low severity (repair
 // claims nothing about the evidence), but it reports on a file it refuses
 // nowhere else.
 #[test]
-#[ignore = "product bug: repair reports a FIFO as a complete log (exit 0)"]
+
 fn repair_refuses_a_fifo() {
     let w = simple(2);
     let fifo = w.path("fifo.jsonl");

@@ -473,7 +473,7 @@ fn verify_with_state_reaches_the_same_verdicts_as_a_full_run() {
 /// Anchor records written by `vouch anchor` with the current (rotated-in)
 /// key, checked by `anchor verify` with the auditor's original keys: the
 /// recorded note counts exactly as the log's own checkpoint does.
-// FAILS: `anchor verify` checks each anchor record's note with the given
+// Regression (found by attacking the first version of this issue): `anchor verify` checks each anchor record's note with the given
 // keys only (check_recorded → trust::open_standalone) instead of the log's
 // trust state, so a genuine anchor signed by the current, rotated-in key K3
 // is rejected (exit 1, bad_anchor_note) with the auditor's keys (K1, KB),
@@ -481,7 +481,7 @@ fn verify_with_state_reaches_the_same_verdicts_as_a_full_run() {
 // same note when it is found by listing. A drifted copy of the trust rule
 // (a false reject, not a false accept).
 #[test]
-#[ignore = "product bug: anchor verify judges recorded anchor notes without the log's rotations"]
+
 fn anchor_records_signed_by_a_rotated_in_key_are_judged_like_the_log() {
     let f = fleet();
     let d = f.w.path("worm");
@@ -502,7 +502,7 @@ fn anchor_records_signed_by_a_rotated_in_key_are_judged_like_the_log() {
         "json",
     ]);
     no_panic(&o, "anchor verify");
-    // FAILS if anchor verify checks the recorded note against the given
+    // Would fail if anchor verify checks the recorded note against the given
     // keys only (open_standalone) instead of the log's trust state: a
     // genuine anchor by the current key would be rejected while `verify`
     // accepts the same log and note.

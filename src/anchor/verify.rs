@@ -6,7 +6,6 @@ use super::{S3Connection, Target, dir};
 use crate::chain::error::ChainError;
 use crate::chain::verify::{AuditorCheckpoint, LogReport, LogStatus, VerifyOptions, verify_files};
 use crate::merkle::Hash;
-use crate::note::checkpoint::Checkpoint;
 use crate::{Error, Result};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -136,7 +135,10 @@ pub fn verify_anchors(path: &Path, opts: &VerifyAnchorsOptions) -> Result<Anchor
                 continue;
             }
         };
-        let recorded = check_recorded(body, &opts.trusted);
+        let recorded = check_recorded(body, found.seq, &opts.trusted);
+        if let Ok(cp) = &recorded {
+            anchored.push(cp.clone());
+        }
         for entry in &body.anchors {
             let location = entry.location();
             seen.insert(identity(entry));
@@ -240,19 +242,29 @@ pub fn verify_anchors(path: &Path, opts: &VerifyAnchorsOptions) -> Result<Anchor
     })
 }
 
-/// The recorded note verifies and agrees with the record's other fields.
+/// The recorded note agrees with the record's other fields and could count
+/// for this log ([`AuditorCheckpoint::from_note`]); whether it does, at its
+/// size under the log's rotations, is judged by the chain verifier, to
+/// which it is handed as an auditor checkpoint.
 fn check_recorded(
     body: &AnchorBody,
+    seq: u64,
     trusted: &crate::chain::TrustedKeys,
-) -> Result<Checkpoint, AnchorError> {
+) -> Result<AuditorCheckpoint, AnchorError> {
     if sha256_hex(body.note.as_bytes()) != body.note_sha256 {
         return Err(AnchorError::RecordMismatch);
     }
-    let verified =
-        crate::chain::trust::open_standalone(body.note.as_bytes(), Some(&body.origin), trusted)
-            .map_err(|_| AnchorError::BadNote)?;
-    let cp = verified.checkpoint().clone();
-    if cp.size != body.size || Some(cp.root) != body.root_hash() {
+    let cp = AuditorCheckpoint::from_note(
+        format!("anchor record {seq}"),
+        body.note.as_bytes(),
+        trusted,
+    )
+    .map_err(|_| AnchorError::BadNote)?;
+    let claimed = cp.checkpoint();
+    if claimed.origin != body.origin
+        || claimed.size != body.size
+        || Some(claimed.root) != body.root_hash()
+    {
         return Err(AnchorError::RecordMismatch);
     }
     Ok(cp)

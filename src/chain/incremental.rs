@@ -50,7 +50,26 @@ fn well_formed(saved: &SavedLog) -> bool {
             && hashes_from_hex(&r.digest).is_some()
     });
     let lines: u64 = saved.segments.iter().map(|s| s.lines).sum();
+    // The ranges cover every record once, in order.
+    let mut next = 0u64;
+    let mut contiguous = true;
+    for r in saved.ranges.iter().filter(|r| r.lines > 0) {
+        contiguous &= r.first_seq == Some(next);
+        next = next.saturating_add(r.lines);
+    }
+    let resume_ok = saved.resume.as_ref().is_none_or(|p| {
+        saved
+            .segments
+            .get(p.segment)
+            .is_some_and(|seg| p.offset < seg.len && p.line < seg.lines.max(1))
+            && p.seq < saved.records
+            && p.covered_before <= p.seq
+            && p.checkpoints_before < saved.checkpoints.max(1)
+    });
     ranges_ok
+        && contiguous
+        && next == saved.records
+        && resume_ok
         && lines == saved.records
         && saved.covered <= saved.records
         && saved.recheck_cursor <= saved.ranges.len()
@@ -207,7 +226,7 @@ pub(super) fn recheck_failure(
             seq: range.first_seq,
             error: ChainError::HistoryChanged {
                 from_seq: from,
-                to_seq: from + range.lines.saturating_sub(1),
+                to_seq: from.saturating_add(range.lines.saturating_sub(1)),
             },
         });
     }

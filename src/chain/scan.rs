@@ -41,6 +41,8 @@ pub(crate) struct CheckpointEvent {
     pub checkpoint: Checkpoint,
     /// Compact range from the chunk's first record up to (excluding) this one.
     pub range_before: CompactRange,
+    /// The record's `prev` (the leaf hash of the record before it).
+    pub prev: Hash,
     /// The note, its signatures by the auditor's keys checked; judged in
     /// record order by the stitching pass ([`super::trust`]).
     pub pre: Prechecked,
@@ -443,6 +445,7 @@ impl<'c, 'a, 'v> Scanner<'c, 'a, 'v> {
             seq,
             checkpoint,
             range_before: self.range.clone(),
+            prev: rec.prev,
             pre,
         })
     }

@@ -77,6 +77,34 @@ pub struct SavedLog {
     pub last_checkpoint: Option<String>,
     /// Next range index the rolling re-check starts from.
     pub recheck_cursor: usize,
+    /// The last checkpoint record verified: an authenticated run resumes
+    /// from it (see [`ResumePoint`]).
+    pub resume: Option<ResumePoint>,
+}
+
+/// Where a later authenticated run starts: the last checkpoint (or key
+/// rotation) record verified. The run re-reads and re-verifies that record
+/// and everything after it, so the trust state it resumes with (the
+/// remembered rotations before it, replayed) must be one under which that
+/// signed checkpoint counts: a state with rotations left out or changed
+/// cannot resume (full verification instead).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResumePoint {
+    /// Segment index and byte offset of the record's line.
+    pub segment: usize,
+    pub offset: u64,
+    /// Lines before it in its segment.
+    pub line: u64,
+    /// Its seq (= the checkpoint's tree size).
+    pub seq: u64,
+    /// Its `prev`, hex.
+    pub prev: String,
+    /// Compact range over records [0, seq), hex.
+    pub tree: Vec<String>,
+    /// Checkpoints verified before it, and the records they covered.
+    pub checkpoints_before: u64,
+    pub covered_before: u64,
 }
 
 /// A key rotation as recorded in the log: its signed note and new key.

@@ -13,7 +13,7 @@ use super::record;
 use super::report::{Failure, LogReport, LogStatus, VerifiedLog};
 use super::scan::{self, ChunkScan, Tail};
 use super::state::{
-    SavedLog, SavedRange, SavedRotation, SavedSegment, hashes_from_hex, hashes_to_hex,
+    ResumePoint, SavedLog, SavedRange, SavedRotation, SavedSegment, hashes_from_hex, hashes_to_hex,
 };
 use super::trust::KeyState;
 use crate::merkle::{CompactRange, Hash};
@@ -54,19 +54,28 @@ pub(super) fn stitch<'k>(
         checkpoints: 0,
         last_checkpoint: None,
         last_is_checkpoint: false,
+        segment: 0,
+        resume_point: None,
     };
     let mut records_before = 0;
     if let Some(saved) = saved {
-        s.resume(saved);
-        records_before = saved.records;
+        records_before = s.resume(saved);
     }
+    let start = start_of(saved);
     let mut failure = None;
     let mut segment_lines: Vec<u64> = Vec::with_capacity(segments.len());
     for (i, chunks) in segments.iter().enumerate() {
-        let resumed_lines = saved
-            .and_then(|sv| sv.segments.get(i))
-            .map_or(0, |sg| sg.lines);
-        s.lines_before = resumed_lines;
+        s.lines_before = match (saved, start) {
+            (Some(sv), Some((seg, line, _))) if i == seg => {
+                let _ = sv;
+                line
+            }
+            (Some(sv), Some((seg, _, _))) if i < seg => sv.segments.get(i).map_or(0, |g| g.lines),
+            (Some(_), Some(_)) => 0,
+            (Some(sv), None) => sv.segments.get(i).map_or(0, |g| g.lines),
+            (None, _) => 0,
+        };
+        s.segment = i;
         s.path = log.segments[i].path.clone();
         let scans: Vec<&ChunkScan> = chunks.iter().map(|c| &c.2).collect();
         if let Err(f) = s.run(&scans) {
@@ -147,7 +156,13 @@ pub(super) fn stitch<'k>(
     let saved_out = s.origin.clone().filter(|_| opts.save_state).map(|origin| {
         let mut ranges = saved.map(|sv| sv.ranges.clone()).unwrap_or_default();
         for (i, chunks) in segments.iter().enumerate() {
+            let old_end = saved.and_then(|sv| sv.segments.get(i)).map(|g| g.len);
             for (a, b, c) in chunks {
+                // Bytes verified before and scanned again from the resume
+                // point already have their range digests.
+                if old_end.is_some_and(|end| *b <= end) {
+                    continue;
+                }
                 if c.lines > 0 {
                     push_range(
                         &mut ranges,
@@ -198,6 +213,7 @@ pub(super) fn stitch<'k>(
                 .collect(),
             last_checkpoint: s.last_checkpoint.as_ref().map(Checkpoint::to_text),
             recheck_cursor,
+            resume: s.resume_point.clone(),
         }
     });
     (report, saved_out)
@@ -237,15 +253,33 @@ struct Stitch<'k> {
     checkpoints: u64,
     last_checkpoint: Option<Checkpoint>,
     last_is_checkpoint: bool,
+    /// Index of the current segment.
+    segment: usize,
+    /// The last checkpoint record stitched, for the next run to resume from.
+    resume_point: Option<ResumePoint>,
 }
 
 // Failures are the cold path, returned at most once per log: their size
 // does not matter.
 #[allow(clippy::result_large_err)]
 impl Stitch<'_> {
-    /// Starts from what an earlier run verified.
-    fn resume(&mut self, saved: &SavedLog) {
+    /// Starts from what an earlier run verified: at its resume point (the
+    /// last checkpoint record, scanned again) when it has one, else after
+    /// its last record. Returns the records before the first one scanned.
+    fn resume(&mut self, saved: &SavedLog) -> u64 {
         self.origin = Some(saved.origin.clone());
+        if let Some(r) = &saved.resume
+            && let Some(tree) = hashes_from_hex(&r.tree)
+            && let Ok(range) = CompactRange::from_parts(0, r.seq, tree)
+            && let Some(prev) = crate::hex::decode_lower::<32>(r.prev.as_bytes())
+        {
+            self.range = range;
+            self.last = r.seq.checked_sub(1).map(|s| (s, prev));
+            self.covered = r.covered_before;
+            self.checkpoints = r.checkpoints_before;
+            self.resume_point = Some(r.clone());
+            return r.seq;
+        }
         if let Some(tree) = hashes_from_hex(&saved.tree)
             && let Ok(range) = CompactRange::from_parts(0, saved.records, tree)
         {
@@ -263,6 +297,8 @@ impl Stitch<'_> {
             .last_checkpoint
             .as_deref()
             .and_then(|t| note::checkpoint::parse(t).ok());
+        self.resume_point = saved.resume.clone();
+        saved.records
     }
 
     fn fail_at_end(&self, offset: u64, error: ChainError) -> Failure {
@@ -447,6 +483,19 @@ impl Stitch<'_> {
                 e.at(event.seq),
             ));
         }
+        let mut tree = self.range.clone();
+        if tree.merge(event.range_before.clone()).is_ok() {
+            self.resume_point = Some(ResumePoint {
+                segment: self.segment,
+                offset: event.offset,
+                line: self.lines_before + event.line_index,
+                seq: event.seq,
+                prev: crate::hex::encode(&event.prev),
+                tree: hashes_to_hex(tree.hashes()),
+                checkpoints_before: self.checkpoints,
+                covered_before: self.covered,
+            });
+        }
         self.covered = event.checkpoint.size;
         self.checkpoints += 1;
         self.last_checkpoint = Some(event.checkpoint.clone());
@@ -526,4 +575,11 @@ impl Stitch<'_> {
         }
         None
     }
+}
+
+/// Where a resumed run starts scanning: (segment, lines before, offset) of
+/// the resume point, or `None` to start after the last remembered record.
+pub(super) fn start_of(saved: Option<&SavedLog>) -> Option<(usize, u64, u64)> {
+    let r = saved?.resume.as_ref()?;
+    Some((r.segment, r.line, r.offset))
 }

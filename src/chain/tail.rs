@@ -255,3 +255,17 @@ fn check_envelope(
         at: (offset + i) as u64,
     })
 }
+
+/// The complete line starting at byte `offset` of a file of `len` bytes
+/// (at most the line limit), without its newline.
+pub(crate) fn line_at(file: &File, offset: u64, len: u64) -> Option<Vec<u8>> {
+    if offset >= len {
+        return None;
+    }
+    let want = (len - offset).min(record::MAX_LINE_LEN as u64 + 1);
+    let mut buf = vec![0u8; want as usize];
+    file.read_exact_at(&mut buf, offset).ok()?;
+    let end = memchr::memchr(b'\n', &buf)?;
+    buf.truncate(end);
+    Some(buf)
+}

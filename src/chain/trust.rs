@@ -416,9 +416,23 @@ impl<'k> KeyState<'k> {
         rotations: &[(String, String)],
         origin: &str,
     ) -> Result<Self, TrustError> {
+        Self::replay_before(initial, rotations, origin, u64::MAX)
+    }
+
+    /// [`KeyState::replay`] of the rotations whose tree size is below
+    /// `size` (those recorded before the record at seq `size`), in order.
+    pub fn replay_before(
+        initial: &'k TrustedKeys,
+        rotations: &[(String, String)],
+        origin: &str,
+        size: u64,
+    ) -> Result<Self, TrustError> {
         let mut state = KeyState::new(initial);
         for (note_text, new_key) in rotations {
             let pre = precheck(note_text.as_bytes(), Some(origin), Some(new_key), initial)?;
+            if pre.claimed().size >= size {
+                break;
+            }
             state.admit(&pre)?;
         }
         Ok(state)

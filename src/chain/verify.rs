@@ -147,11 +147,23 @@ fn verify_log(
     // verified before, the tree verified then (even when it cannot be
     // resumed: a shorter or rewritten log is caught here).
     let mut pins = auditor_pins(opts);
-    if let Some(sv) = saved
-        && let Some(tree) = hashes_from_hex(&sv.tree)
-        && let Ok(range) = CompactRange::from_parts(0, sv.records, tree)
-        && let Ok(root) = range.root()
-    {
+    if let Some(sv) = saved {
+        let root = hashes_from_hex(&sv.tree)
+            .and_then(|tree| CompactRange::from_parts(0, sv.records, tree).ok())
+            .and_then(|range| range.root().ok());
+        let Some(root) = root else {
+            // A pin that cannot be read is never dropped silently.
+            let mut report = error_report(
+                &first.path,
+                first.len,
+                format!(
+                    "the state's pin for {:?} is unusable; check the state file, or forget the pin with --reset-pin",
+                    sv.origin
+                ),
+            );
+            report.origin = Some(sv.origin.clone());
+            return (report, None);
+        };
         pins.push(Pin {
             checkpoint: Checkpoint {
                 origin: sv.origin.clone(),
@@ -173,37 +185,71 @@ fn verify_log(
             .as_ref()
             .map(|p| &*p.0 as &(dyn Fn(u64) + Sync)),
     };
-    // Resuming trusts the trust state remembered: it is rebuilt by
-    // replaying the remembered rotation notes under today's keys, never
-    // read from the state file.
+    // An authenticated run resumes only from a remembered checkpoint
+    // record, scanned again, with the trust state rebuilt by replaying the
+    // remembered rotations before it under today's keys: that signed
+    // checkpoint must count under it, so a state with rotations left out or
+    // changed cannot resume (it is verified in full instead).
     let resumed = saved
         .filter(|s| same_keys && can_resume(s, log, opts))
+        .filter(|s| !opts.trusted.is_empty() || s.rotations.is_empty())
         .and_then(|s| {
             let rotations: Vec<(String, String)> = s
                 .rotations
                 .iter()
                 .map(|r| (r.note.clone(), r.new_key.clone()))
                 .collect();
-            KeyState::replay(&opts.trusted, &rotations, &s.origin)
-                .ok()
-                .map(|keys| (s, keys))
+            match &s.resume {
+                Some(point) => {
+                    let keys =
+                        KeyState::replay_before(&opts.trusted, &rotations, &s.origin, point.seq)
+                            .ok()?;
+                    resume_point_holds(s, point, &log.segments, &keys, opts).then_some((s, keys))
+                }
+                // Without a checkpoint there is no trust to resume.
+                None if opts.trusted.is_empty() => Some((s, KeyState::new(&opts.trusted))),
+                None => None,
+            }
         });
     let (saved, start_keys) = match resumed {
         Some((s, keys)) => (Some(s), keys),
         None => (None, KeyState::new(&opts.trusted)),
     };
-    // What to scan: everything, or what is new since the saved state.
+    // What to scan: everything, or from the resume point (or the end of
+    // what was verified) on; bytes verified before are scanned as their own
+    // ranges, so only new bytes get new range digests.
+    let start = super::stitch::start_of(saved);
     let mut tasks: Vec<(usize, u64, u64)> = Vec::new();
     for (i, seg) in log.segments.iter().enumerate() {
-        let from = match saved {
-            Some(s) if i < s.segments.len() => s.segments[i].len,
-            _ => 0,
+        let old_end = saved.and_then(|s| s.segments.get(i)).map(|g| g.len);
+        let from = match (saved, start) {
+            (None, _) => 0,
+            (Some(_), Some((rs, _, offset))) if i == rs => offset,
+            (Some(_), Some((rs, _, _))) if i < rs => continue,
+            (Some(_), Some(_)) => 0,
+            (Some(_), None) => old_end.unwrap_or(0),
         };
-        if saved.is_some() && from == seg.len && i + 1 < log.segments.len() {
+        if saved.is_some() && start.is_none() && from == seg.len && i + 1 < log.segments.len() {
             continue;
         }
-        for (a, b) in plan::ranges(from, seg.len, opts.chunk_bytes) {
-            tasks.push((i, a, b));
+        match old_end {
+            Some(end) if saved.is_some() && from < end && end < seg.len => {
+                tasks.extend(
+                    plan::ranges(from, end, opts.chunk_bytes)
+                        .into_iter()
+                        .map(|(a, b)| (i, a, b)),
+                );
+                tasks.extend(
+                    plan::ranges(end, seg.len, opts.chunk_bytes)
+                        .into_iter()
+                        .map(|(a, b)| (i, a, b)),
+                );
+            }
+            _ => tasks.extend(
+                plan::ranges(from, seg.len, opts.chunk_bytes)
+                    .into_iter()
+                    .map(|(a, b)| (i, a, b)),
+            ),
         }
     }
     let recheck = saved
@@ -492,4 +538,55 @@ fn add_missing_pins(logs: &mut Vec<LogReport>, previous: &VerifyState) {
             resumed_from: None,
         });
     }
+}
+
+/// The remembered resume point is a checkpoint record of this log at the
+/// remembered position, with the remembered seq and prev, whose root is the
+/// remembered tree's and which counts under the replayed trust state.
+fn resume_point_holds(
+    saved: &SavedLog,
+    point: &super::state::ResumePoint,
+    segments: &[plan::FilePlan],
+    keys: &KeyState<'_>,
+    opts: &VerifyOptions,
+) -> bool {
+    use super::record::{KIND_CHECKPOINT, KIND_KEY_ROTATION};
+    let Some(seg) = segments.get(point.segment) else {
+        return false;
+    };
+    let Ok(file) = std::fs::File::open(&seg.path) else {
+        return false;
+    };
+    let Some(line) = super::tail::line_at(&file, point.offset, seg.len) else {
+        return false;
+    };
+    let Ok(rec) = super::record::parse_line(&line) else {
+        return false;
+    };
+    let rotation = rec.kind == KIND_KEY_ROTATION.as_bytes();
+    if !(rotation || rec.kind == KIND_CHECKPOINT.as_bytes())
+        || rec.seq != point.seq
+        || rec.origin != saved.origin.as_bytes()
+        || crate::hex::encode(&rec.prev) != point.prev
+    {
+        return false;
+    }
+    let Some(body) = scan::parse_checkpoint_body(rec.body, rotation) else {
+        return false;
+    };
+    let Ok(pre) = super::trust::precheck(
+        body.note.as_bytes(),
+        Some(&saved.origin),
+        body.new_key.as_deref(),
+        &opts.trusted,
+    ) else {
+        return false;
+    };
+    let root = hashes_from_hex(&point.tree)
+        .and_then(|t| CompactRange::from_parts(0, point.seq, t).ok())
+        .and_then(|r| r.root().ok());
+    if root != Some(pre.claimed().root) || pre.claimed().size != point.seq {
+        return false;
+    }
+    !keys.authenticated() || keys.judge(&pre).is_ok()
 }

@@ -291,6 +291,12 @@ fn open_locked(path: &Path, create: bool) -> Result<File> {
         failpoint_before_lock();
         file.lock().map_err(|e| Error::io(path, e))?;
         let locked = file.metadata().map_err(|e| Error::io(path, e))?;
+        if !locked.is_file() {
+            return Err(Error::NotARegularFile {
+                path: path.to_path_buf(),
+                kind: crate::fs::FileKind::of(locked.file_type()),
+            });
+        }
         match std::fs::metadata(path) {
             Ok(now) if now.dev() == locked.dev() && now.ino() == locked.ino() => {
                 return Ok(file);
