@@ -7,8 +7,10 @@ use super::error::ChainError;
 use super::options::VerifyOptions;
 use super::plan;
 use super::report::Failure;
+use super::scan;
 use super::scan::ChunkScan;
 use super::state::{Recheck, SavedLog, SavedRange, hashes_from_hex, hashes_to_hex};
+use super::trust::KeyState;
 use crate::merkle::CompactRange;
 use std::path::Path;
 
@@ -231,4 +233,138 @@ pub(super) fn recheck_failure(
         });
     }
     None
+}
+
+/// Whether and how a remembered log resumes: the remembered state and the
+/// trust state to start from, or `None` to verify it in full.
+pub(super) fn resume_from<'s, 'k>(
+    saved: Option<&'s SavedLog>,
+    log: &plan::LogPlan,
+    opts: &'k VerifyOptions,
+    same_keys: bool,
+) -> Option<(&'s SavedLog, KeyState<'k>)> {
+    // An authenticated run resumes only from a remembered checkpoint
+    // record, scanned again, with the trust state rebuilt by replaying the
+    // remembered rotations before it under today's keys: that signed
+    // checkpoint must count under it, so a state with rotations left out or
+    // changed cannot resume (it is verified in full instead).
+    saved
+        .filter(|s| same_keys && can_resume(s, log, opts))
+        .filter(|s| !opts.trusted.is_empty() || s.rotations.is_empty())
+        .and_then(|s| {
+            let rotations: Vec<(String, String)> = s
+                .rotations
+                .iter()
+                .map(|r| (r.note.clone(), r.new_key.clone()))
+                .collect();
+            match &s.resume {
+                Some(point) => {
+                    let keys =
+                        KeyState::replay_before(&opts.trusted, &rotations, &s.origin, point.seq)
+                            .ok()?;
+                    resume_point_holds(s, point, &log.segments, &keys, opts).then_some((s, keys))
+                }
+                // Without a checkpoint there is no trust to resume.
+                None if opts.trusted.is_empty() => Some((s, KeyState::new(&opts.trusted))),
+                None => None,
+            }
+        })
+}
+
+/// The byte ranges to scan: everything, or from the resume point (or the
+/// end of what was verified) on.
+pub(super) fn scan_tasks(
+    log: &plan::LogPlan,
+    saved: Option<&SavedLog>,
+    chunk_bytes: u64,
+) -> Vec<(usize, u64, u64)> {
+    // What to scan: everything, or from the resume point (or the end of
+    // what was verified) on; bytes verified before are scanned as their own
+    // ranges, so only new bytes get new range digests.
+    let start = super::stitch::start_of(saved);
+    let mut tasks: Vec<(usize, u64, u64)> = Vec::new();
+    for (i, seg) in log.segments.iter().enumerate() {
+        let old_end = saved.and_then(|s| s.segments.get(i)).map(|g| g.len);
+        let from = match (saved, start) {
+            (None, _) => 0,
+            (Some(_), Some((rs, _, offset))) if i == rs => offset,
+            (Some(_), Some((rs, _, _))) if i < rs => continue,
+            (Some(_), Some(_)) => 0,
+            (Some(_), None) => old_end.unwrap_or(0),
+        };
+        if saved.is_some() && start.is_none() && from == seg.len && i + 1 < log.segments.len() {
+            continue;
+        }
+        match old_end {
+            Some(end) if saved.is_some() && from < end && end < seg.len => {
+                tasks.extend(
+                    plan::ranges(from, end, chunk_bytes)
+                        .into_iter()
+                        .map(|(a, b)| (i, a, b)),
+                );
+                tasks.extend(
+                    plan::ranges(end, seg.len, chunk_bytes)
+                        .into_iter()
+                        .map(|(a, b)| (i, a, b)),
+                );
+            }
+            _ => tasks.extend(
+                plan::ranges(from, seg.len, chunk_bytes)
+                    .into_iter()
+                    .map(|(a, b)| (i, a, b)),
+            ),
+        }
+    }
+    tasks
+}
+
+/// The remembered resume point is a checkpoint record of this log at the
+/// remembered position, with the remembered seq and prev, whose root is the
+/// remembered tree's and which counts under the replayed trust state.
+fn resume_point_holds(
+    saved: &SavedLog,
+    point: &super::state::ResumePoint,
+    segments: &[plan::FilePlan],
+    keys: &KeyState<'_>,
+    opts: &VerifyOptions,
+) -> bool {
+    use super::record::{KIND_CHECKPOINT, KIND_KEY_ROTATION};
+    let Some(seg) = segments.get(point.segment) else {
+        return false;
+    };
+    let Ok(file) = std::fs::File::open(&seg.path) else {
+        return false;
+    };
+    let Some(line) = super::tail::line_at(&file, point.offset, seg.len) else {
+        return false;
+    };
+    let Ok(rec) = super::record::parse_line(&line) else {
+        return false;
+    };
+    let rotation = rec.kind == KIND_KEY_ROTATION.as_bytes();
+    if !(rotation || rec.kind == KIND_CHECKPOINT.as_bytes())
+        || rec.seq != point.seq
+        || rec.origin != saved.origin.as_bytes()
+        || crate::hex::encode(&rec.prev) != point.prev
+    {
+        return false;
+    }
+    let Some(body) = scan::parse_checkpoint_body(rec.body, rotation) else {
+        return false;
+    };
+    let Ok(pre) = super::trust::precheck(
+        body.note.as_bytes(),
+        Some(&saved.origin),
+        body.new_key.as_deref(),
+        &opts.trusted,
+    ) else {
+        return false;
+    };
+    let root = hashes_from_hex(&point.tree)
+        .and_then(|t| CompactRange::from_parts(0, point.seq, t).ok())
+        .and_then(|r| r.root().ok());
+    if root != Some(pre.claimed().root) || pre.claimed().size != point.seq {
+        return false;
+    }
+    !keys.authenticated() || keys.judge(&pre).is_ok()
 }

@@ -19,6 +19,7 @@ pub mod error;
 pub mod files;
 mod incremental;
 pub mod keys;
+mod missing;
 pub mod options;
 mod plan;
 pub mod proof;

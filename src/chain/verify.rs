@@ -17,7 +17,10 @@
 //! verification started (a file is verified up to its size at start).
 
 use super::error::ChainError;
-use super::incremental::{can_resume, last_record_changed, recheck_failure, recheck_plan};
+use super::incremental::{
+    last_record_changed, recheck_failure, recheck_plan, resume_from, scan_tasks,
+};
+use super::missing::{add_missing_logs, add_missing_pins};
 use super::plan;
 use super::scan::{self, ChunkScan, ScanContext};
 use super::state::{STATE_FORMAT, SavedLog, VerifyState, hashes_from_hex};
@@ -185,73 +188,12 @@ fn verify_log(
             .as_ref()
             .map(|p| &*p.0 as &(dyn Fn(u64) + Sync)),
     };
-    // An authenticated run resumes only from a remembered checkpoint
-    // record, scanned again, with the trust state rebuilt by replaying the
-    // remembered rotations before it under today's keys: that signed
-    // checkpoint must count under it, so a state with rotations left out or
-    // changed cannot resume (it is verified in full instead).
-    let resumed = saved
-        .filter(|s| same_keys && can_resume(s, log, opts))
-        .filter(|s| !opts.trusted.is_empty() || s.rotations.is_empty())
-        .and_then(|s| {
-            let rotations: Vec<(String, String)> = s
-                .rotations
-                .iter()
-                .map(|r| (r.note.clone(), r.new_key.clone()))
-                .collect();
-            match &s.resume {
-                Some(point) => {
-                    let keys =
-                        KeyState::replay_before(&opts.trusted, &rotations, &s.origin, point.seq)
-                            .ok()?;
-                    resume_point_holds(s, point, &log.segments, &keys, opts).then_some((s, keys))
-                }
-                // Without a checkpoint there is no trust to resume.
-                None if opts.trusted.is_empty() => Some((s, KeyState::new(&opts.trusted))),
-                None => None,
-            }
-        });
+    let resumed = resume_from(saved, log, opts, same_keys);
     let (saved, start_keys) = match resumed {
         Some((s, keys)) => (Some(s), keys),
         None => (None, KeyState::new(&opts.trusted)),
     };
-    // What to scan: everything, or from the resume point (or the end of
-    // what was verified) on; bytes verified before are scanned as their own
-    // ranges, so only new bytes get new range digests.
-    let start = super::stitch::start_of(saved);
-    let mut tasks: Vec<(usize, u64, u64)> = Vec::new();
-    for (i, seg) in log.segments.iter().enumerate() {
-        let old_end = saved.and_then(|s| s.segments.get(i)).map(|g| g.len);
-        let from = match (saved, start) {
-            (None, _) => 0,
-            (Some(_), Some((rs, _, offset))) if i == rs => offset,
-            (Some(_), Some((rs, _, _))) if i < rs => continue,
-            (Some(_), Some(_)) => 0,
-            (Some(_), None) => old_end.unwrap_or(0),
-        };
-        if saved.is_some() && start.is_none() && from == seg.len && i + 1 < log.segments.len() {
-            continue;
-        }
-        match old_end {
-            Some(end) if saved.is_some() && from < end && end < seg.len => {
-                tasks.extend(
-                    plan::ranges(from, end, opts.chunk_bytes)
-                        .into_iter()
-                        .map(|(a, b)| (i, a, b)),
-                );
-                tasks.extend(
-                    plan::ranges(end, seg.len, opts.chunk_bytes)
-                        .into_iter()
-                        .map(|(a, b)| (i, a, b)),
-                );
-            }
-            _ => tasks.extend(
-                plan::ranges(from, seg.len, opts.chunk_bytes)
-                    .into_iter()
-                    .map(|(a, b)| (i, a, b)),
-            ),
-        }
-    }
+    let tasks = scan_tasks(log, saved, opts.chunk_bytes);
     let recheck = saved
         .map(|s| recheck_plan(s, &log.segments, &tasks, opts.recheck))
         .unwrap_or_default();
@@ -435,158 +377,4 @@ fn missing_origin(logs: &[LogReport], opts: &VerifyOptions) -> Option<String> {
                 .any(|l| l.origin.as_deref() == Some(origin.as_str()))
         })
         .cloned()
-}
-
-/// An auditor checkpoint whose origin matches no log means a whole log is
-/// gone: that is reported as a failed log of its own.
-fn add_missing_logs(logs: &mut Vec<LogReport>, opts: &VerifyOptions) {
-    let mut seen = Vec::new();
-    for c in &opts.checkpoints {
-        let origin = &c.checkpoint().origin;
-        if seen.contains(origin)
-            || logs
-                .iter()
-                .any(|l| l.origin.as_deref() == Some(origin.as_str()))
-        {
-            continue;
-        }
-        seen.push(origin.clone());
-        logs.push(LogReport {
-            path: c.source().to_path_buf(),
-            segments: Vec::new(),
-            origin: Some(origin.clone()),
-            status: LogStatus::Invalid,
-            bytes: 0,
-            records: 0,
-            covered: 0,
-            checkpoints: 0,
-            failure: Some(Failure {
-                path: c.source().to_path_buf(),
-                line: 0,
-                offset: 0,
-                seq: None,
-                error: ChainError::MissingLog {
-                    origin: origin.clone(),
-                },
-            }),
-            torn_tail: None,
-            error: None,
-            verified: None,
-            resumed_from: None,
-        });
-    }
-}
-
-/// Every log remembered in the state must be found again: a pinned log
-/// that vanished, or whose file is now empty, a fragment or another log, is
-/// reported (`truncated` when its file holds no records any more,
-/// `missing_log` otherwise).
-fn add_missing_pins(logs: &mut Vec<LogReport>, previous: &VerifyState) {
-    for (origin, saved) in &previous.logs {
-        if logs
-            .iter()
-            .any(|l| l.origin.as_deref() == Some(origin.as_str()))
-        {
-            continue;
-        }
-        let pinned_paths: Vec<&Path> = saved.segments.iter().map(|s| s.path.as_path()).collect();
-        let failure = |path: &Path, error| Failure {
-            path: path.to_path_buf(),
-            line: 0,
-            offset: 0,
-            seq: None,
-            error,
-        };
-        if let Some(row) = logs.iter_mut().find(|l| {
-            l.origin.is_none()
-                && l.status != LogStatus::Error
-                && pinned_paths.contains(&l.path.as_path())
-        }) {
-            row.status = LogStatus::Invalid;
-            row.origin = Some(origin.clone());
-            row.failure = Some(failure(
-                &row.path,
-                ChainError::Truncated {
-                    records: row.records,
-                    checkpoint_size: saved.records,
-                },
-            ));
-            row.verified = None;
-            continue;
-        }
-        let path = pinned_paths
-            .first()
-            .map_or_else(PathBuf::new, |p| p.to_path_buf());
-        logs.push(LogReport {
-            segments: Vec::new(),
-            origin: Some(origin.clone()),
-            status: LogStatus::Invalid,
-            bytes: 0,
-            records: 0,
-            covered: 0,
-            checkpoints: 0,
-            failure: Some(failure(
-                &path,
-                ChainError::MissingLog {
-                    origin: origin.clone(),
-                },
-            )),
-            path,
-            torn_tail: None,
-            error: None,
-            verified: None,
-            resumed_from: None,
-        });
-    }
-}
-
-/// The remembered resume point is a checkpoint record of this log at the
-/// remembered position, with the remembered seq and prev, whose root is the
-/// remembered tree's and which counts under the replayed trust state.
-fn resume_point_holds(
-    saved: &SavedLog,
-    point: &super::state::ResumePoint,
-    segments: &[plan::FilePlan],
-    keys: &KeyState<'_>,
-    opts: &VerifyOptions,
-) -> bool {
-    use super::record::{KIND_CHECKPOINT, KIND_KEY_ROTATION};
-    let Some(seg) = segments.get(point.segment) else {
-        return false;
-    };
-    let Ok(file) = std::fs::File::open(&seg.path) else {
-        return false;
-    };
-    let Some(line) = super::tail::line_at(&file, point.offset, seg.len) else {
-        return false;
-    };
-    let Ok(rec) = super::record::parse_line(&line) else {
-        return false;
-    };
-    let rotation = rec.kind == KIND_KEY_ROTATION.as_bytes();
-    if !(rotation || rec.kind == KIND_CHECKPOINT.as_bytes())
-        || rec.seq != point.seq
-        || rec.origin != saved.origin.as_bytes()
-        || crate::hex::encode(&rec.prev) != point.prev
-    {
-        return false;
-    }
-    let Some(body) = scan::parse_checkpoint_body(rec.body, rotation) else {
-        return false;
-    };
-    let Ok(pre) = super::trust::precheck(
-        body.note.as_bytes(),
-        Some(&saved.origin),
-        body.new_key.as_deref(),
-        &opts.trusted,
-    ) else {
-        return false;
-    };
-    let root = hashes_from_hex(&point.tree)
-        .and_then(|t| CompactRange::from_parts(0, point.seq, t).ok())
-        .and_then(|r| r.root().ok());
-    if root != Some(pre.claimed().root) || pre.claimed().size != point.seq {
-        return false;
-    }
-    !keys.authenticated() || keys.judge(&pre).is_ok()
 }
