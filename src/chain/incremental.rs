@@ -281,7 +281,7 @@ pub(super) fn scan_tasks(
     // What to scan: everything, or from the resume point (or the end of
     // what was verified) on; bytes verified before are scanned as their own
     // ranges, so only new bytes get new range digests.
-    let start = super::stitch::start_of(saved);
+    let start = start_of(saved);
     let mut tasks: Vec<(usize, u64, u64)> = Vec::new();
     for (i, seg) in log.segments.iter().enumerate() {
         let old_end = saved.and_then(|s| s.segments.get(i)).map(|g| g.len);
@@ -367,4 +367,11 @@ fn resume_point_holds(
         return false;
     }
     !keys.authenticated() || keys.judge(&pre).is_ok()
+}
+
+/// Where a resumed run starts scanning: (segment, lines before, offset) of
+/// the resume point, or `None` to start after the last remembered record.
+pub(super) fn start_of(saved: Option<&SavedLog>) -> Option<(usize, u64, u64)> {
+    let r = saved?.resume.as_ref()?;
+    Some((r.segment, r.line, r.offset))
 }

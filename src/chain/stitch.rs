@@ -6,7 +6,7 @@
 //! earlier incremental run verified.
 
 use super::error::ChainError;
-use super::incremental::push_range;
+use super::incremental::{push_range, start_of};
 use super::options::{AuditorCheckpoint, VerifyOptions};
 use super::plan;
 use super::record;
@@ -575,11 +575,4 @@ impl Stitch<'_> {
         }
         None
     }
-}
-
-/// Where a resumed run starts scanning: (segment, lines before, offset) of
-/// the resume point, or `None` to start after the last remembered record.
-pub(super) fn start_of(saved: Option<&SavedLog>) -> Option<(usize, u64, u64)> {
-    let r = saved?.resume.as_ref()?;
-    Some((r.segment, r.line, r.offset))
 }
