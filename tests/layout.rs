@@ -62,11 +62,21 @@ fn graph(dir: &Path, module: &str) -> BTreeMap<String, BTreeSet<String>> {
     for name in &names {
         let text = std::fs::read_to_string(dir.join(format!("{name}.rs"))).unwrap();
         let code = without_tests(&text);
+        // Names inside `use super::{a, b::c}` groups.
+        let mut grouped = BTreeSet::new();
+        for part in code.split("use super::{").skip(1) {
+            let group = part.split('}').next().unwrap_or("");
+            for item in group.split(',') {
+                let head = item.trim().split("::").next().unwrap_or("").trim();
+                grouped.insert(head.to_owned());
+            }
+        }
         let deps = names
             .iter()
             .filter(|other| *other != name)
             .filter(|other| {
-                code.contains(&format!("super::{other}::"))
+                grouped.contains(*other)
+                    || code.contains(&format!("super::{other}::"))
                     || code.contains(&format!("super::{other}::{{"))
                     || code.contains(&format!("super::{other};"))
                     || code.contains(&format!("crate::{module}::{other}::"))
