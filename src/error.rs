@@ -37,9 +37,66 @@ pub enum Error {
         /// The accepted forms, for the message.
         expected: &'static str,
     },
-    /// The caller asked for something that cannot be done as asked.
+    /// A combination of command-line arguments that clap cannot rule out
+    /// and that cannot be done as asked. Nothing else uses this variant.
     #[error("{0}")]
     Usage(String),
+    /// What was asked needs an option that was not given (e.g. an `s3://`
+    /// target needs a retention, a `tsa:` target needs `--tsa-ca`).
+    #[error("{needed_for} needs {option}")]
+    MissingOption {
+        /// The option(s) to give, as spelled on the command line.
+        option: &'static str,
+        /// What needs it.
+        needed_for: &'static str,
+    },
+    /// A command-line value does not have the form its option takes.
+    #[error("{option} {text:?}: expected {expected}")]
+    InvalidArgument {
+        option: &'static str,
+        text: String,
+        expected: &'static str,
+    },
+    /// An anchor target (`--to`, `--from`, `anchor doctor TARGET`) is not
+    /// usable as given.
+    #[error("{target}: {problem}")]
+    Target {
+        /// The target as given.
+        target: String,
+        problem: crate::anchor::TargetError,
+    },
+    /// An S3 retention that would already have ended.
+    #[error("the retention date {until} is in the past")]
+    RetentionInPast {
+        /// RFC 3339 UTC.
+        until: String,
+    },
+    /// This vouch was built without a cargo feature that the request needs.
+    #[error("this vouch was built without the `{feature}` feature, needed for {needed_for}")]
+    FeatureDisabled {
+        feature: &'static str,
+        needed_for: &'static str,
+    },
+    /// A certificate file given as configuration (TSA roots, extra
+    /// certificates) is not usable. Not evidence: exit 2.
+    #[error("{}: {role}: {problem}", path.display())]
+    CertificateFile {
+        path: PathBuf,
+        /// `TSA roots`, `extra certificates`.
+        role: &'static str,
+        problem: crate::tsa::CertificateFileProblem,
+    },
+    /// A time-stamp request cannot be made as asked.
+    #[error("cannot make the time-stamp request: {0}")]
+    TsaRequest(crate::tsa::RequestProblem),
+    /// Something vouch made (a record body, a receipt) could not be
+    /// serialized; nothing was written.
+    #[error("cannot encode {what}: {source}")]
+    Serialize {
+        what: &'static str,
+        #[source]
+        source: serde_json::Error,
+    },
     /// A key file is unusable.
     #[error("{}: {problem}", path.display())]
     KeyFile {
@@ -166,6 +223,14 @@ impl Error {
             | Error::TooLarge { .. }
             | Error::InvalidTime { .. }
             | Error::Usage(_)
+            | Error::MissingOption { .. }
+            | Error::InvalidArgument { .. }
+            | Error::Target { .. }
+            | Error::RetentionInPast { .. }
+            | Error::FeatureDisabled { .. }
+            | Error::CertificateFile { .. }
+            | Error::TsaRequest(_)
+            | Error::Serialize { .. }
             | Error::KeyFile { .. }
             | Error::LogState { .. }
             | Error::UnusableCheckpoint { .. }
@@ -193,6 +258,14 @@ impl Error {
             Error::TooLarge { .. } => "file_too_large",
             Error::InvalidTime { .. } => "invalid_time",
             Error::Usage(_) => "usage",
+            Error::MissingOption { .. } => "missing_option",
+            Error::InvalidArgument { .. } => "invalid_argument",
+            Error::Target { .. } => "invalid_target",
+            Error::RetentionInPast { .. } => "retention_in_past",
+            Error::FeatureDisabled { .. } => "feature_disabled",
+            Error::CertificateFile { .. } => "bad_certificate_file",
+            Error::TsaRequest(p) => p.code(),
+            Error::Serialize { .. } => "serialize_failed",
             Error::KeyFile { .. } => "key_file",
             Error::LogState { .. } => "log_state",
             Error::UnusableCheckpoint { .. } => "unusable_checkpoint",

@@ -353,6 +353,36 @@ fn a_full_disk_on_stdout_is_exit_2_with_a_message() {
     assert!(stderr(&o).contains("cannot write the report to stdout"));
 }
 
+/// `vouch keygen > /dev/full`: the key files are the result and are written
+/// first; the public key line then cannot be printed. Exit 2, and stderr
+/// says the files were written, so nobody thinks nothing happened.
+#[test]
+fn keygen_to_a_full_disk_says_the_key_files_were_written() {
+    if !Path::new("/dev/full").exists() {
+        eprintln!("skipping: no /dev/full");
+        return;
+    }
+    let w = Work::new();
+    let key = w.s("key");
+    let o = to_dev_full(&["keygen", "--origin", "example.com/full", "--out", &key]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("cannot write the report to stdout"), "{err}");
+    assert!(err.contains("were written"), "{err}");
+    assert!(
+        err.contains(&key) && err.contains(&format!("{key}.pub")),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    // The files are there and usable: the key signs a record.
+    assert!(w.path("key").is_file() && w.path("key.pub").is_file());
+    let o = vouch()
+        .args(["append", &w.s("log"), "--key", &key, "{}"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
+
 #[test]
 fn a_closed_pipe_is_quiet_and_keeps_the_verdict() {
     let token = vector(TOKEN);

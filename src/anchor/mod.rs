@@ -38,6 +38,7 @@ use crate::chain::writer::{self, LockedLog};
 use crate::note::{SignerKey, checkpoint::Checkpoint};
 use crate::{Error, Result};
 use record::{AnchorBody, AnchorEntry, KIND_ANCHOR};
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 /// Why a local target refused a write.
@@ -61,6 +62,25 @@ impl TargetProblem {
     }
 }
 
+/// Why an anchor target, as given, is not usable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TargetError {
+    #[error("no bucket name")]
+    NoBucket,
+    #[error("no directory")]
+    NoDirectory,
+    #[error("use tsa:http://HOST/PATH or tsa:https://HOST/PATH")]
+    TsaNotHttp,
+    #[error("unknown anchor target: use s3://BUCKET/PREFIX, dir:/PATH or tsa:URL")]
+    UnknownScheme,
+    /// `--from` lists storage; a TSA keeps nothing to list.
+    #[error("--from lists storage targets (s3://, dir:); a TSA keeps nothing to list")]
+    NotListable,
+    /// `anchor doctor` checks S3 buckets only.
+    #[error("anchor doctor checks s3://BUCKET targets")]
+    NotS3,
+}
+
 /// An anchor target as given on the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
@@ -73,12 +93,16 @@ pub enum Target {
 }
 
 impl Target {
-    /// Parses `s3://BUCKET[/PREFIX]` or `dir:PATH`.
+    /// Parses `s3://BUCKET[/PREFIX]`, `dir:PATH` or `tsa:URL`.
     pub fn parse(text: &str) -> Result<Target> {
+        let bad = |problem| Error::Target {
+            target: text.to_owned(),
+            problem,
+        };
         if let Some(rest) = text.strip_prefix("s3://") {
             let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
             if bucket.is_empty() {
-                return Err(Error::Usage(format!("{text}: no bucket name")));
+                return Err(bad(TargetError::NoBucket));
             }
             let mut prefix = prefix.trim_matches('/').to_owned();
             if !prefix.is_empty() {
@@ -91,7 +115,7 @@ impl Target {
         }
         if let Some(path) = text.strip_prefix("dir:") {
             if path.is_empty() {
-                return Err(Error::Usage(format!("{text}: no directory")));
+                return Err(bad(TargetError::NoDirectory));
             }
             return Ok(Target::Dir {
                 path: PathBuf::from(path),
@@ -99,17 +123,13 @@ impl Target {
         }
         if let Some(url) = text.strip_prefix("tsa:") {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(Error::Usage(format!(
-                    "{text}: use tsa:http://HOST/PATH or tsa:https://HOST/PATH"
-                )));
+                return Err(bad(TargetError::TsaNotHttp));
             }
             return Ok(Target::Tsa {
                 url: url.to_owned(),
             });
         }
-        Err(Error::Usage(format!(
-            "unknown anchor target {text:?}: use s3://BUCKET/PREFIX, dir:/PATH or tsa:URL"
-        )))
+        Err(bad(TargetError::UnknownScheme))
     }
 }
 
@@ -200,6 +220,92 @@ pub struct AnchorOutcome {
     pub failures: Vec<TargetFailure>,
 }
 
+impl AnchorOutcome {
+    /// 0 when every target accepted the checkpoint, else 2 (a target that
+    /// failed is an operational failure: nothing about it was recorded).
+    pub fn exit_code(&self) -> u8 {
+        if self.failures.is_empty() { 0 } else { 2 }
+    }
+}
+
+/// The report of `vouch anchor --format json`, rendered by the binary.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnchorOutcomeReport {
+    pub origin: String,
+    pub size: u64,
+    /// Hex root of the anchored checkpoint.
+    pub root: String,
+    pub checkpoint_seq: Option<u64>,
+    pub anchor_record_seq: Option<u64>,
+    pub anchors: Vec<AnchorEntry>,
+    pub failures: Vec<TargetFailureReport>,
+    pub exit_code: u8,
+}
+
+/// One target that failed, in an [`AnchorOutcomeReport`].
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetFailureReport {
+    pub target: String,
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl From<&AnchorOutcome> for AnchorOutcomeReport {
+    fn from(o: &AnchorOutcome) -> Self {
+        AnchorOutcomeReport {
+            origin: o.checkpoint.origin.clone(),
+            size: o.checkpoint.size,
+            root: crate::hex::encode(&o.checkpoint.root),
+            checkpoint_seq: o.checkpoint_seq,
+            anchor_record_seq: o.record_seq,
+            anchors: o.anchors.clone(),
+            failures: o
+                .failures
+                .iter()
+                .map(|f| TargetFailureReport {
+                    target: f.target.clone(),
+                    code: f.error.code(),
+                    message: f.error.to_string(),
+                })
+                .collect(),
+            exit_code: o.exit_code(),
+        }
+    }
+}
+
+/// One preflight check of `vouch anchor doctor`.
+#[derive(Debug, Clone, Serialize)]
+pub struct DoctorCheck {
+    #[serde(rename = "check")]
+    pub name: &'static str,
+    pub ok: bool,
+    pub detail: String,
+}
+
+/// The report of `vouch anchor doctor`: every check and the verdict.
+#[derive(Debug, Clone, Serialize)]
+pub struct DoctorReport {
+    pub bucket: String,
+    pub checks: Vec<DoctorCheck>,
+    /// True when every check passed.
+    pub suitable: bool,
+    /// 0 suitable, 1 not suitable.
+    pub exit_code: u8,
+}
+
+impl DoctorReport {
+    /// The report on `bucket` from its checks.
+    pub fn new(bucket: &str, checks: Vec<DoctorCheck>) -> Self {
+        let suitable = checks.iter().all(|c| c.ok);
+        DoctorReport {
+            bucket: bucket.to_owned(),
+            checks,
+            suitable,
+            exit_code: if suitable { 0 } else { 1 },
+        }
+    }
+}
+
 /// Anchors the log's latest checkpoint (signing a new one when records
 /// follow the last checkpoint) to every target, then appends one `anchor`
 /// record listing the targets that accepted it. Targets that failed are
@@ -212,19 +318,17 @@ pub fn anchor(
     opts: &AnchorOptions,
 ) -> Result<AnchorOutcome> {
     if targets.is_empty() {
-        return Err(Error::Usage("no target: give --to at least once".into()));
+        return Err(Error::MissingOption {
+            option: "--to TARGET",
+            needed_for: "anchoring",
+        });
     }
     if opts.tsa_roots.is_none() && targets.iter().any(|t| matches!(t, Target::Tsa { .. })) {
-        return Err(Error::Usage(
-            "a tsa: target needs --tsa-ca ROOTS: the token is verified before it is recorded"
-                .into(),
-        ));
+        return Err(needs_tsa_roots());
     }
     #[cfg(not(feature = "s3"))]
     if targets.iter().any(|t| matches!(t, Target::S3 { .. })) {
-        return Err(Error::Usage(
-            "this vouch was built without the `s3` feature".into(),
-        ));
+        return Err(s3_disabled());
     }
     let (note, checkpoint_seq) = latest_checkpoint(path, key)?;
     let own = crate::chain::TrustedKeys::new([key.verifier()])?;
@@ -247,8 +351,10 @@ pub fn anchor(
         None
     } else {
         let body = AnchorBody::new(&note, &checkpoint, anchors.clone());
-        let value = serde_json::to_value(&body)
-            .map_err(|e| Error::Usage(format!("cannot encode the anchor record: {e}")))?;
+        let value = serde_json::to_value(&body).map_err(|source| Error::Serialize {
+            what: "the anchor record",
+            source,
+        })?;
         let mut log = LockedLog::open(path, key.name())?;
         Some(log.append_reserved(&[(KIND_ANCHOR, &value)])?[0].seq)
     };
@@ -272,10 +378,7 @@ fn put(
         Target::Dir { path } => Ok(AnchorEntry::Dir(dir::put(path, checkpoint, note)?)),
         Target::Tsa { url } => {
             let Some(roots) = &opts.tsa_roots else {
-                return Err(Error::Usage(
-                    "a tsa: target needs --tsa-ca ROOTS: the token is verified before it is recorded"
-                        .into(),
-                ));
+                return Err(needs_tsa_roots());
             };
             Ok(AnchorEntry::Tsa(timestamp::put(url, note, roots)?))
         }
@@ -286,10 +389,24 @@ fn put(
         #[cfg(not(feature = "s3"))]
         Target::S3 { .. } => {
             let _ = opts;
-            Err(Error::Usage(
-                "this vouch was built without the `s3` feature".into(),
-            ))
+            Err(s3_disabled())
         }
+    }
+}
+
+fn needs_tsa_roots() -> Error {
+    Error::MissingOption {
+        option: "--tsa-ca ROOTS",
+        needed_for: "a tsa: target (its token is verified before it is recorded)",
+    }
+}
+
+/// The error for an S3 target or anchor in a build without the `s3` feature.
+#[cfg(not(feature = "s3"))]
+pub(crate) fn s3_disabled() -> Error {
+    Error::FeatureDisabled {
+        feature: "s3",
+        needed_for: "s3:// targets and anchors",
     }
 }
 
@@ -356,6 +473,24 @@ mod tests {
             }
         );
         assert!(Target::parse("tsa:ftp://x").is_err());
+    }
+
+    #[test]
+    fn a_bad_target_is_an_operational_error_with_its_own_code() {
+        for (text, problem) in [
+            ("s3://", TargetError::NoBucket),
+            ("dir:", TargetError::NoDirectory),
+            ("tsa:ftp://x", TargetError::TsaNotHttp),
+            ("ftp://x", TargetError::UnknownScheme),
+        ] {
+            let err = Target::parse(text).unwrap_err();
+            assert!(
+                matches!(&err, Error::Target { target, problem: p } if target == text && *p == problem),
+                "{text}: {err:?}"
+            );
+            assert_eq!(err.code(), "invalid_target");
+            assert!(!err.is_rejection());
+        }
     }
 
     #[test]

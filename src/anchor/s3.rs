@@ -27,6 +27,8 @@ use aws_sdk_s3::types::{
 use base64::Engine;
 use std::time::Duration;
 
+pub use super::DoctorCheck;
+
 /// Most object versions read when listing a prefix.
 const MAX_LISTED: usize = 10_000;
 /// Largest anchored object read back.
@@ -464,14 +466,6 @@ pub fn list(
         }
         Ok(out)
     })
-}
-
-/// One preflight check of `vouch anchor doctor`.
-#[derive(Debug, Clone)]
-pub struct DoctorCheck {
-    pub name: &'static str,
-    pub ok: bool,
-    pub detail: String,
 }
 
 /// Preflight for a bucket: versioning and Object Lock enabled, and a canary

@@ -8,8 +8,8 @@
 
 use super::record::TsaAnchor;
 use crate::tsa::{
-    self, ClientOptions, Expected, ExpectedImprint, HashAlg, TimeStampRequest, TrustStore,
-    TsaError, VerifiedTimestamp,
+    self, CertificateFileProblem, ClientOptions, Expected, ExpectedImprint, HashAlg,
+    TimeStampRequest, TrustStore, TsaError, VerifiedTimestamp,
 };
 use crate::{Error, Result};
 use base64::Engine;
@@ -98,14 +98,16 @@ pub fn verify(
 pub fn load_roots(path: &std::path::Path) -> Result<TrustStore> {
     let bytes = crate::fs::read_bounded(path, crate::tsa::MAX_CERTS_BYTES)?;
     let mut store = TrustStore::new();
+    let bad = |problem| Error::CertificateFile {
+        path: path.to_path_buf(),
+        role: "TSA roots",
+        problem,
+    };
     let n = store
         .add_anchors(&bytes)
-        .map_err(|e| Error::Usage(format!("{}: not TSA roots: {e}", path.display())))?;
+        .map_err(|e| bad(CertificateFileProblem::Unparseable(e)))?;
     if n == 0 {
-        return Err(Error::Usage(format!(
-            "{}: no certificate in the TSA roots file",
-            path.display()
-        )));
+        return Err(bad(CertificateFileProblem::Empty));
     }
     Ok(store)
 }

@@ -2,12 +2,13 @@
 //! and the log against every anchored checkpoint.
 
 use super::record::{AnchorBody, AnchorEntry, DirAnchor, scan_log, sha256_hex};
-use super::{S3Connection, Target, dir};
+use super::{S3Connection, Target, TargetError, dir};
 use crate::chain::error::ChainError;
 use crate::chain::verify::{AuditorCheckpoint, LogReport, LogStatus, VerifyOptions, verify_files};
 use crate::merkle::Hash;
 use crate::{Error, Result};
-use std::collections::BTreeSet;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 pub use super::error::AnchorError;
@@ -21,6 +22,24 @@ pub enum CheckSource {
     Listing,
 }
 
+impl CheckSource {
+    /// `record` or `listing`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            CheckSource::Record { .. } => "record",
+            CheckSource::Listing => "listing",
+        }
+    }
+
+    /// The seq of the `anchor` record, for an anchor found in one.
+    pub fn record_seq(&self) -> Option<u64> {
+        match self {
+            CheckSource::Record { seq } => Some(*seq),
+            CheckSource::Listing => None,
+        }
+    }
+}
+
 /// The result of checking one anchor.
 #[derive(Debug)]
 pub enum CheckOutcome {
@@ -28,6 +47,35 @@ pub enum CheckOutcome {
     Rejected(AnchorError),
     /// The target could not be asked (network, permissions): no verdict.
     Error(Error),
+}
+
+impl CheckOutcome {
+    /// `verified`, `rejected` or `error`.
+    pub fn status(&self) -> &'static str {
+        match self {
+            CheckOutcome::Verified => "verified",
+            CheckOutcome::Rejected(_) => "rejected",
+            CheckOutcome::Error(_) => "error",
+        }
+    }
+
+    /// The reason code of a rejection or error.
+    pub fn reason(&self) -> Option<&'static str> {
+        match self {
+            CheckOutcome::Verified => None,
+            CheckOutcome::Rejected(e) => Some(e.code()),
+            CheckOutcome::Error(e) => Some(e.code()),
+        }
+    }
+
+    /// The message of a rejection or error; empty when verified.
+    pub fn message(&self) -> String {
+        match self {
+            CheckOutcome::Verified => String::new(),
+            CheckOutcome::Rejected(e) => e.to_string(),
+            CheckOutcome::Error(e) => e.to_string(),
+        }
+    }
 }
 
 /// One anchored checkpoint at one location.
@@ -78,6 +126,99 @@ impl AnchorReport {
     }
 }
 
+/// Format tag of `vouch anchor verify --format json`.
+pub const ANCHOR_VERIFY_FORMAT: &str = "vouch-anchor-verify/1";
+
+/// The `vouch anchor verify --format json` document, rendered by the binary.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnchorVerifyReport {
+    pub format: &'static str,
+    pub log: AnchoredLogReport,
+    pub no_anchors: bool,
+    pub anchors: Vec<AnchorCheckReport>,
+    pub exit_code: u8,
+}
+
+/// The log part of an [`AnchorVerifyReport`].
+#[derive(Debug, Clone, Serialize)]
+pub struct AnchoredLogReport {
+    pub path: String,
+    pub origin: Option<String>,
+    pub status: LogStatus,
+    pub records: u64,
+    pub reason: Option<&'static str>,
+    pub failure: Option<LogFailureReport>,
+    pub error: Option<String>,
+}
+
+/// Where the log first failed, in an [`AnchoredLogReport`].
+#[derive(Debug, Clone, Serialize)]
+pub struct LogFailureReport {
+    pub reason: &'static str,
+    pub seq: Option<u64>,
+    pub message: String,
+}
+
+/// One checked anchor, in an [`AnchorVerifyReport`].
+#[derive(Debug, Clone, Serialize)]
+pub struct AnchorCheckReport {
+    /// `record` or `listing`.
+    pub source: &'static str,
+    pub record_seq: Option<u64>,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub location: String,
+    pub size: Option<u64>,
+    /// Hex root.
+    pub root: Option<String>,
+    pub found: BTreeMap<&'static str, String>,
+    /// `verified`, `rejected` or `error`.
+    pub status: &'static str,
+    pub reason: Option<&'static str>,
+    pub message: String,
+}
+
+impl From<&AnchorCheck> for AnchorCheckReport {
+    fn from(c: &AnchorCheck) -> Self {
+        AnchorCheckReport {
+            source: c.source.as_str(),
+            record_seq: c.source.record_seq(),
+            kind: c.kind,
+            location: c.location.clone(),
+            size: c.size,
+            root: c.root.map(|r| crate::hex::encode(&r)),
+            found: c.found.iter().cloned().collect(),
+            status: c.outcome.status(),
+            reason: c.outcome.reason(),
+            message: c.outcome.message(),
+        }
+    }
+}
+
+impl From<&AnchorReport> for AnchorVerifyReport {
+    fn from(r: &AnchorReport) -> Self {
+        AnchorVerifyReport {
+            format: ANCHOR_VERIFY_FORMAT,
+            log: AnchoredLogReport {
+                path: r.log.path.display().to_string(),
+                origin: r.log.origin.clone(),
+                status: r.log.status,
+                records: r.log.records,
+                reason: r.log.reason(),
+                failure: r.log.failure.as_ref().map(|f| LogFailureReport {
+                    reason: f.error.code(),
+                    seq: f.seq,
+                    message: f.error.to_string(),
+                }),
+                error: r.log.error.clone(),
+            },
+            no_anchors: r.no_anchors,
+            anchors: r.checks.iter().map(AnchorCheckReport::from).collect(),
+            exit_code: r.exit_code(),
+        }
+    }
+}
+
 /// Options for [`verify_anchors`].
 #[derive(Debug, Clone, Default)]
 pub struct VerifyAnchorsOptions {
@@ -107,9 +248,10 @@ enum Location {
 /// Checks every anchor of the log at `path`; see the module docs.
 pub fn verify_anchors(path: &Path, opts: &VerifyAnchorsOptions) -> Result<AnchorReport> {
     if opts.trusted.is_empty() {
-        return Err(Error::Usage(
-            "give --pub: anchors are checked against trusted keys".into(),
-        ));
+        return Err(Error::MissingOption {
+            option: "--pub KEY",
+            needed_for: "anchor verify (anchors are checked against trusted keys)",
+        });
     }
     let scan = scan_log(path)?;
     let mut checks = Vec::new();
@@ -176,10 +318,10 @@ pub fn verify_anchors(path: &Path, opts: &VerifyAnchorsOptions) -> Result<Anchor
     if let Some(origin) = &origin {
         for target in &opts.from {
             if let Target::Tsa { .. } = target {
-                return Err(Error::Usage(
-                    "--from lists storage targets (s3://, dir:); a TSA keeps nothing to list"
-                        .into(),
-                ));
+                return Err(Error::Target {
+                    target: target.to_string(),
+                    problem: TargetError::NotListable,
+                });
             }
             locations.insert(match target {
                 Target::Dir { path } => Location::Dir(path.clone()),
@@ -203,10 +345,10 @@ pub fn verify_anchors(path: &Path, opts: &VerifyAnchorsOptions) -> Result<Anchor
             );
         }
     } else if !opts.from.is_empty() {
-        return Err(Error::Usage(format!(
-            "{}: the log has no records, so no origin to look up in --from",
-            path.display()
-        )));
+        return Err(Error::LogState {
+            path: path.to_path_buf(),
+            problem: crate::chain::LogStateProblem::NoOrigin,
+        });
     }
 
     let vopts = VerifyOptions {
@@ -216,7 +358,7 @@ pub fn verify_anchors(path: &Path, opts: &VerifyAnchorsOptions) -> Result<Anchor
     };
     let report = verify_files(&[path.to_path_buf()], &vopts);
     let Some(log) = report.logs.into_iter().next() else {
-        return Err(Error::Usage("the log vanished".into()));
+        return Err(crate::chain::read::changed(path));
     };
     // Attribute a truncation or fork to the anchors of that checkpoint size.
     if let Some(failure) = &log.failure {
@@ -318,9 +460,10 @@ fn fetch_and_compare(
         AnchorEntry::Dir(d) => Ok(compare_dir(d, body, found)?),
         AnchorEntry::Tsa(t) => {
             let Some(roots) = &opts.tsa_roots else {
-                return Err(Error::Usage(
-                    "not checked: give --tsa-ca ROOTS to verify time-stamp anchors".into(),
-                ));
+                return Err(Error::MissingOption {
+                    option: "--tsa-ca ROOTS",
+                    needed_for: "checking a time-stamp anchor",
+                });
             };
             Ok(
                 match super::timestamp::verify(t, body.note.as_bytes(), roots) {
@@ -337,9 +480,7 @@ fn fetch_and_compare(
         #[cfg(not(feature = "s3"))]
         AnchorEntry::S3(_) => {
             let _ = (opts, found);
-            Err(Error::Usage(
-                "this vouch was built without the `s3` feature; cannot check S3 anchors".into(),
-            ))
+            Err(super::s3_disabled())
         }
     }
 }
@@ -423,9 +564,7 @@ fn list_location(
         #[cfg(not(feature = "s3"))]
         Location::S3 { .. } => {
             let _ = opts;
-            Err(Error::Usage(
-                "this vouch was built without the `s3` feature".into(),
-            ))
+            Err(super::s3_disabled())
         }
     };
     let listed = match listed {

@@ -55,6 +55,8 @@ pub enum LogStateProblem {
     Unterminated,
     #[error("the log changed while it was being read; try again")]
     ChangedWhileReading,
+    #[error("the log has no records, so no origin to look up (e.g. in --from)")]
+    NoOrigin,
     #[error("the path was renamed or replaced {tries} times while waiting for its lock")]
     KeepsMoving { tries: u32 },
 }

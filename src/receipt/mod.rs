@@ -320,6 +320,85 @@ impl ReceiptReport {
     pub fn first_error(&self) -> Option<&ReceiptError> {
         self.pieces.iter().find_map(|p| p.result.as_ref().err())
     }
+    /// The reason code of the verdict: the first failure's code, or
+    /// `not_anchored`; None for a complete receipt.
+    pub fn reason(&self) -> Option<&'static str> {
+        match self.verdict {
+            Verdict::Rejected => self.first_error().map(ReceiptError::code),
+            Verdict::SignedNotAnchored => Some("not_anchored"),
+            Verdict::Complete => None,
+        }
+    }
+    /// 0 for a complete receipt (and, with `allow_unanchored`, for a
+    /// signed one without anchors), else 1.
+    pub fn exit_code(&self, allow_unanchored: bool) -> u8 {
+        match self.verdict {
+            Verdict::Complete => 0,
+            Verdict::SignedNotAnchored if allow_unanchored => 0,
+            Verdict::SignedNotAnchored | Verdict::Rejected => 1,
+        }
+    }
+}
+
+/// Format tag of `vouch receipt verify --format json`.
+pub const RECEIPT_VERIFY_FORMAT: &str = "vouch-receipt-verify/1";
+
+/// The `vouch receipt verify --format json` document, rendered by the binary.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReceiptVerifyReport {
+    pub format: &'static str,
+    pub origin: String,
+    pub seq: u64,
+    pub verdict: Verdict,
+    pub reason: Option<&'static str>,
+    pub pieces: Vec<PieceReport>,
+    pub exit_code: u8,
+}
+
+/// One piece of a [`ReceiptVerifyReport`].
+#[derive(Debug, Clone, Serialize)]
+pub struct PieceReport {
+    pub piece: String,
+    pub ok: bool,
+    /// The failure's reason code; absent when the piece verified.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
+    /// What was verified, or the failure's message.
+    pub detail: String,
+}
+
+impl From<&Piece> for PieceReport {
+    fn from(p: &Piece) -> Self {
+        match &p.result {
+            Ok(d) => PieceReport {
+                piece: p.name.clone(),
+                ok: true,
+                reason: None,
+                detail: d.clone(),
+            },
+            Err(e) => PieceReport {
+                piece: p.name.clone(),
+                ok: false,
+                reason: Some(e.code()),
+                detail: e.to_string(),
+            },
+        }
+    }
+}
+
+impl ReceiptVerifyReport {
+    /// The document for `receipt` as [`verify`] judged it in `report`.
+    pub fn new(receipt: &Receipt, report: &ReceiptReport, allow_unanchored: bool) -> Self {
+        ReceiptVerifyReport {
+            format: RECEIPT_VERIFY_FORMAT,
+            origin: receipt.origin.clone(),
+            seq: report.seq(),
+            verdict: report.verdict(),
+            reason: report.reason(),
+            pieces: report.pieces().iter().map(PieceReport::from).collect(),
+            exit_code: report.exit_code(allow_unanchored),
+        }
+    }
 }
 
 /// Verifies a receipt offline; see the module docs. `given_record` is a

@@ -34,6 +34,7 @@ mod error;
 mod info;
 mod oid;
 mod path;
+pub mod report;
 pub mod request;
 mod time;
 mod token;
@@ -43,7 +44,7 @@ pub use client::{ClientOptions, request};
 pub use crypto::HashAlg;
 pub use error::TsaError;
 pub use info::{CertificateInfo, EssIdInfo, SignerView, StatusView, TokenInfo, TstView, show};
-pub use request::TimeStampRequest;
+pub use request::{RequestProblem, TimeStampRequest};
 pub use time::Timestamp;
 pub use token::Accuracy;
 pub use verify::{VerifiedTimestamp, verify_token};
@@ -177,6 +178,19 @@ impl Expected {
             policy: None,
         }
     }
+}
+
+/// Why a certificate file given as configuration (trust anchors, extra
+/// certificates) is not usable. Configuration, not evidence: the crate
+/// error that carries it is an operational failure (exit 2).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CertificateFileProblem {
+    /// The file does not hold certificates vouch can read.
+    #[error("not certificates: {0}")]
+    Unparseable(TsaError),
+    /// The file holds no certificate at all.
+    #[error("no certificate in the file")]
+    Empty,
 }
 
 /// Trust anchors and extra path material.

@@ -6,6 +6,35 @@ use super::error::TsaError;
 use super::token::{self, Sid};
 use super::{Expected, ExpectedImprint, Limits, token_der};
 
+/// Why a time-stamp request cannot be made as asked.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RequestProblem {
+    /// The imprint's length is not the algorithm's digest length.
+    #[error("a {alg} digest is {expected} bytes, got {found}")]
+    DigestLength {
+        alg: HashAlg,
+        expected: usize,
+        found: usize,
+    },
+    /// The requested policy is not a dotted OID.
+    #[error("the policy {policy:?} is not an OID")]
+    PolicyNotOid { policy: String },
+    /// The system could not supply randomness for the nonce.
+    #[error("no randomness for the nonce: {0}")]
+    NoRandomness(getrandom::Error),
+}
+
+impl RequestProblem {
+    /// Stable reason code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            RequestProblem::DigestLength { .. } => "bad_digest_length",
+            RequestProblem::PolicyNotOid { .. } => "invalid_oid",
+            RequestProblem::NoRandomness(_) => "no_randomness",
+        }
+    }
+}
+
 /// A time-stamp request, encoded, with what it asked for.
 #[derive(Clone, Debug)]
 pub struct TimeStampRequest {
@@ -30,17 +59,16 @@ impl TimeStampRequest {
         cert_req: bool,
     ) -> Result<Self, crate::Error> {
         if imprint.len() != alg.output_len() {
-            return Err(crate::Error::Usage(format!(
-                "a {} digest is {} bytes, got {}",
+            return Err(crate::Error::TsaRequest(RequestProblem::DigestLength {
                 alg,
-                alg.output_len(),
-                imprint.len()
-            )));
+                expected: alg.output_len(),
+                found: imprint.len(),
+            }));
         }
         let nonce = if nonce {
             let mut n = [0u8; 16];
             getrandom::fill(&mut n)
-                .map_err(|e| crate::Error::Usage(format!("no randomness for the nonce: {e}")))?;
+                .map_err(|e| crate::Error::TsaRequest(RequestProblem::NoRandomness(e)))?;
             n[0] &= 0x7f;
             n[0] |= 0x40; // keep the full width
             Some(n.to_vec())
@@ -53,9 +81,9 @@ impl TimeStampRequest {
         let mi = asn1::der_seq(&[&alg_id, &asn1::der(asn1::TAG_OCTET_STRING, &imprint)]);
         let mut body = vec![asn1::der_uint(&[1]), mi];
         if let Some(p) = &policy {
-            body.push(
-                asn1::der_oid(p).ok_or_else(|| crate::Error::Usage(format!("not an OID: {p}")))?,
-            );
+            body.push(asn1::der_oid(p).ok_or_else(|| {
+                crate::Error::TsaRequest(RequestProblem::PolicyNotOid { policy: p.clone() })
+            })?);
         }
         if let Some(n) = &nonce {
             body.push(asn1::der_uint(n));

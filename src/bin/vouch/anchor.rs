@@ -1,12 +1,11 @@
 //! CLI for `vouch anchor`, `vouch anchor verify` and `vouch anchor doctor`.
 
-use crate::output::{self, EXIT_ERROR, EXIT_VERIFIED, Format};
+use crate::output::{self, Format};
 use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
-use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use vouch::anchor::verify::{AnchorCheck, AnchorReport, CheckOutcome, CheckSource};
-use vouch::anchor::{self, LockMode, S3Connection, S3LockOptions, Target};
+use vouch::anchor::verify::{AnchorReport, AnchorVerifyReport, CheckOutcome, CheckSource};
+use vouch::anchor::{self, AnchorOutcomeReport, LockMode, S3Connection, S3LockOptions, Target};
 use vouch::chain::keys;
 use vouch::{Error, Result};
 
@@ -145,15 +144,21 @@ fn lock_options(args: &AnchorArgs, needs_s3: bool) -> Result<S3LockOptions> {
         }
         (None, Some(days)) => vouch::time::now_unix() + i64::from(days) * 86_400,
         (None, None) if needs_s3 => {
-            return Err(Error::Usage(
-                "an s3:// target needs a retention: give --retain-days N or --retain-until DATE"
-                    .into(),
-            ));
+            return Err(Error::MissingOption {
+                option: "--retain-days N or --retain-until DATE",
+                needed_for: "an s3:// target (its Object Lock retention)",
+            });
         }
         (None, None) => 0,
     };
     if needs_s3 && retain_until_unix <= vouch::time::now_unix() {
-        return Err(Error::Usage("the retention date is in the past".into()));
+        return Err(Error::RetentionInPast {
+            until: vouch::time::Timestamp {
+                unix: retain_until_unix,
+                nanos: 0,
+            }
+            .to_rfc3339(),
+        });
     }
     Ok(S3LockOptions {
         mode,
@@ -186,26 +191,9 @@ fn anchor(args: AnchorArgs) -> ExitCode {
             };
             let key = keys::read_signer_key(key_path)?;
             let outcome = anchor::anchor(log, &key, &targets, &opts)?;
-            let code = if outcome.failures.is_empty() {
-                EXIT_VERIFIED
-            } else {
-                EXIT_ERROR
-            };
+            let code = outcome.exit_code();
             match format {
-                Format::Json => output::print_json(&json!({
-                    "origin": outcome.checkpoint.origin,
-                    "size": outcome.checkpoint.size,
-                    "root": vouch::hex::encode(&outcome.checkpoint.root),
-                    "checkpoint_seq": outcome.checkpoint_seq,
-                    "anchor_record_seq": outcome.record_seq,
-                    "anchors": outcome.anchors,
-                    "failures": outcome.failures.iter().map(|f| json!({
-                        "target": f.target,
-                        "code": f.error.code(),
-                        "message": f.error.to_string(),
-                    })).collect::<Vec<_>>(),
-                    "exit_code": code,
-                })),
+                Format::Json => output::print_json(&AnchorOutcomeReport::from(&outcome)),
                 Format::Table => {
                     for a in &outcome.anchors {
                         output::print_stdout(&format!(
@@ -232,60 +220,17 @@ fn anchor(args: AnchorArgs) -> ExitCode {
     )
 }
 
-fn outcome_parts(c: &AnchorCheck) -> (&'static str, Option<&'static str>, String) {
-    match &c.outcome {
-        CheckOutcome::Verified => ("verified", None, String::new()),
-        CheckOutcome::Rejected(e) => ("rejected", Some(e.code()), e.to_string()),
-        CheckOutcome::Error(e) => ("error", Some(e.code()), e.to_string()),
-    }
-}
-
-fn report_json(r: &AnchorReport, code: u8) -> serde_json::Value {
-    json!({
-        "format": "vouch-anchor-verify/1",
-        "log": {
-            "path": r.log.path.display().to_string(),
-            "origin": r.log.origin,
-            "status": r.log.status,
-            "records": r.log.records,
-            "reason": r.log.reason(),
-            "failure": r.log.failure.as_ref().map(|f| json!({
-                "reason": f.error.code(), "seq": f.seq, "message": f.error.to_string(),
-            })),
-            "error": r.log.error,
-        },
-        "no_anchors": r.no_anchors,
-        "anchors": r.checks.iter().map(|c| {
-            let (status, reason, message) = outcome_parts(c);
-            json!({
-                "source": match c.source { CheckSource::Record { .. } => "record", CheckSource::Listing => "listing" },
-                "record_seq": match c.source { CheckSource::Record { seq } => Some(seq), CheckSource::Listing => None },
-                "type": c.kind,
-                "location": c.location,
-                "size": c.size,
-                "root": c.root.map(|r| vouch::hex::encode(&r)),
-                "found": c.found.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
-                "status": status,
-                "reason": reason,
-                "message": message,
-            })
-        }).collect::<Vec<_>>(),
-        "exit_code": code,
-    })
-}
-
 fn report_table(r: &AnchorReport) -> String {
     let mut table = Table::new();
     table.load_style(UTF8_FULL_CONDENSED);
     table.set_header(vec!["from", "type", "location", "size", "status", "detail"]);
     for c in &r.checks {
-        let (status, reason, message) = outcome_parts(c);
-        let color = match status {
-            "verified" => Color::Green,
-            _ => Color::Red,
+        let color = match c.outcome {
+            CheckOutcome::Verified => Color::Green,
+            CheckOutcome::Rejected(_) | CheckOutcome::Error(_) => Color::Red,
         };
-        let detail = match reason {
-            Some(code) => format!("{code}: {message}"),
+        let detail = match c.outcome.reason() {
+            Some(code) => format!("{code}: {}", c.outcome.message()),
             None => c
                 .found
                 .iter()
@@ -301,7 +246,7 @@ fn report_table(r: &AnchorReport) -> String {
             Cell::new(c.kind),
             Cell::new(&c.location),
             Cell::new(c.size.map_or("-".into(), |s| s.to_string())),
-            Cell::new(status).fg(color),
+            Cell::new(c.outcome.status()).fg(color),
             Cell::new(detail),
         ]);
     }
@@ -350,7 +295,7 @@ fn verify(args: VerifyArgs) -> ExitCode {
             let report = anchor::verify::verify_anchors(&args.log, &opts)?;
             let code = report.exit_code();
             match format {
-                Format::Json => output::print_json(&report_json(&report, code)),
+                Format::Json => output::print_json(&AnchorVerifyReport::from(&report)),
                 Format::Table => output::print_stdout(&report_table(&report)),
             }
             Ok(ExitCode::from(code))
@@ -365,27 +310,20 @@ fn doctor(args: DoctorArgs) -> ExitCode {
     finish(
         (|| {
             let Target::S3 { bucket, prefix } = Target::parse(&args.target)? else {
-                return Err(Error::Usage("doctor checks s3://BUCKET targets".into()));
+                return Err(Error::Target {
+                    target: args.target.clone(),
+                    problem: anchor::TargetError::NotS3,
+                });
             };
             let checks = anchor::s3::doctor(&args.s3.connection(), &bucket, &prefix)?;
-            let ok = checks.iter().all(|c| c.ok);
-            let code = if ok {
-                EXIT_VERIFIED
-            } else {
-                output::EXIT_REJECTED
-            };
+            let report = anchor::DoctorReport::new(&bucket, checks);
             match format {
-                Format::Json => output::print_json(&json!({
-                    "bucket": bucket,
-                    "checks": checks.iter().map(|c| json!({"check": c.name, "ok": c.ok, "detail": c.detail})).collect::<Vec<_>>(),
-                    "suitable": ok,
-                    "exit_code": code,
-                })),
+                Format::Json => output::print_json(&report),
                 Format::Table => {
                     let mut table = Table::new();
                     table.load_style(UTF8_FULL_CONDENSED);
                     table.set_header(vec!["check", "result", "detail"]);
-                    for c in &checks {
+                    for c in &report.checks {
                         table.add_row(vec![
                             Cell::new(c.name),
                             if c.ok {
@@ -396,7 +334,7 @@ fn doctor(args: DoctorArgs) -> ExitCode {
                             Cell::new(&c.detail),
                         ]);
                     }
-                    let verdict = if ok {
+                    let verdict = if report.suitable {
                         format!("s3://{bucket}: suitable for anchoring")
                     } else {
                         format!("s3://{bucket}: NOT suitable for anchoring")
@@ -404,7 +342,7 @@ fn doctor(args: DoctorArgs) -> ExitCode {
                     output::print_stdout(&format!("{table}\n{verdict}"));
                 }
             }
-            Ok(ExitCode::from(code))
+            Ok(ExitCode::from(report.exit_code))
         })(),
         format,
     )
@@ -413,7 +351,10 @@ fn doctor(args: DoctorArgs) -> ExitCode {
 #[cfg(not(feature = "s3"))]
 fn doctor(args: DoctorArgs) -> ExitCode {
     output::report_error(
-        &Error::Usage("this vouch was built without the `s3` feature".into()),
+        &Error::FeatureDisabled {
+            feature: "s3",
+            needed_for: "anchor doctor",
+        },
         args.format,
     )
 }

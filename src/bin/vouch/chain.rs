@@ -201,12 +201,22 @@ fn finish(result: Result<ExitCode>, format: Format) -> ExitCode {
 pub fn keygen(args: KeygenArgs) -> ExitCode {
     finish(
         (|| {
+            // The key files are the result: written first, then the public
+            // key is printed. If stdout then fails (exit 2), stderr says the
+            // files were written, so nobody runs keygen again thinking
+            // nothing happened.
             let (pub_path, key) = keys::write_new_keypair(&args.origin, &args.out)?;
             eprintln!(
                 "wrote {} (private, mode 0600) and {}",
                 args.out.display(),
                 pub_path.display()
             );
+            output::note_if_stdout_fails(format!(
+                "the key files {} and {} were written; only the public key on stdout was lost (it is in {})",
+                args.out.display(),
+                pub_path.display(),
+                pub_path.display()
+            ));
             output::print_stdout(&key.to_text());
             Ok(ExitCode::from(EXIT_VERIFIED))
         })(),

@@ -42,6 +42,17 @@ fn stdout_error() -> MutexGuard<'static, Option<io::Error>> {
     STDOUT_ERROR.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// What a command already did, for stderr should its report then fail to
+/// be written (see [`note_if_stdout_fails`]).
+static DONE_ANYWAY: Mutex<Option<String>> = Mutex::new(None);
+
+/// Records what the command has already done (e.g. written key files), so
+/// that if the report cannot be written to stdout the error on stderr is
+/// followed by this note, and nobody takes the exit 2 for "nothing done".
+pub fn note_if_stdout_fails(note: String) {
+    *DONE_ANYWAY.lock().unwrap_or_else(PoisonError::into_inner) = Some(note);
+}
+
 /// Runs `render` with a buffered stdout, flushes it, and keeps the first
 /// error for [`finish`]. After an error nothing more is written.
 ///
@@ -88,6 +99,13 @@ pub fn finish(code: ExitCode) -> ExitCode {
         Some(e) if e.kind() == io::ErrorKind::BrokenPipe => code,
         Some(e) => {
             eprintln!("vouch: error: cannot write the report to stdout: {e}");
+            let done = DONE_ANYWAY
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            if let Some(done) = done {
+                eprintln!("vouch: note: {done}");
+            }
             ExitCode::from(EXIT_ERROR)
         }
     }

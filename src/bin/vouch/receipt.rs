@@ -1,13 +1,12 @@
 //! CLI for `vouch receipt` and `vouch receipt verify`.
 
-use crate::output::{self, EXIT_REJECTED, EXIT_VERIFIED, Format};
+use crate::output::{self, EXIT_VERIFIED, Format};
 use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
-use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use vouch::chain::keys;
 use vouch::fs::read_bounded;
-use vouch::receipt::{self, Verdict};
+use vouch::receipt::{self, ReceiptVerifyReport};
 use vouch::{Error, Result};
 
 /// `vouch receipt LOG --seq N`, or `vouch receipt verify FILE`.
@@ -81,8 +80,10 @@ fn make(args: MakeArgs) -> ExitCode {
                 return Err(Error::Usage("give LOG and --seq".into()));
             };
             let r = receipt::build(log, seq, !args.hash_only)?;
-            let text = serde_json::to_string_pretty(&r)
-                .map_err(|e| Error::Usage(format!("cannot render the receipt: {e}")))?;
+            let text = serde_json::to_string_pretty(&r).map_err(|source| Error::Serialize {
+                what: "the receipt",
+                source,
+            })?;
             match &args.out {
                 Some(out) => {
                     std::fs::write(out, format!("{text}\n")).map_err(|e| Error::io(out, e))?
@@ -120,30 +121,13 @@ fn verify(args: VerifyArgs) -> ExitCode {
                 .map(vouch::anchor::timestamp::load_roots)
                 .transpose()?;
             let report = receipt::verify(&r, &trusted, roots.as_ref(), given.as_deref());
-            let verdict = report.verdict();
-            let code = match verdict {
-                Verdict::Complete => EXIT_VERIFIED,
-                Verdict::SignedNotAnchored if args.allow_unanchored => EXIT_VERIFIED,
-                Verdict::SignedNotAnchored | Verdict::Rejected => EXIT_REJECTED,
-            };
-            let reason = match verdict {
-                Verdict::Rejected => report.first_error().map(|e| e.code()),
-                Verdict::SignedNotAnchored => Some("not_anchored"),
-                Verdict::Complete => None,
-            };
+            let code = report.exit_code(args.allow_unanchored);
             match format {
-                Format::Json => output::print_json(&json!({
-                    "format": "vouch-receipt-verify/1",
-                    "origin": r.origin,
-                    "seq": report.seq(),
-                    "verdict": verdict,
-                    "reason": reason,
-                    "pieces": report.pieces().iter().map(|p| match &p.result {
-                        Ok(d) => json!({"piece": p.name, "ok": true, "detail": d}),
-                        Err(e) => json!({"piece": p.name, "ok": false, "reason": e.code(), "detail": e.to_string()}),
-                    }).collect::<Vec<_>>(),
-                    "exit_code": code,
-                })),
+                Format::Json => output::print_json(&ReceiptVerifyReport::new(
+                    &r,
+                    &report,
+                    args.allow_unanchored,
+                )),
                 Format::Table => {
                     let mut table = Table::new();
                     table.load_style(UTF8_FULL_CONDENSED);
@@ -157,8 +141,11 @@ fn verify(args: VerifyArgs) -> ExitCode {
                     }
                     output::print_stdout(&format!(
                         "{table}\nverdict: {}{}",
-                        verdict.as_str(),
-                        reason.map(|r| format!(" ({r})")).unwrap_or_default()
+                        report.verdict().as_str(),
+                        report
+                            .reason()
+                            .map(|r| format!(" ({r})"))
+                            .unwrap_or_default()
                     ));
                 }
             }

@@ -7,9 +7,10 @@ use comfy_table::Table;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use vouch::Error;
+use vouch::tsa::report::{BatchReport, BatchRow, RequestReport, TokenVerifyReport};
 use vouch::tsa::{
-    self, DataDigests, Expected, ExpectedImprint, HashAlg, Timestamp, TrustStore, ValidationTime,
-    VerifyOptions,
+    self, CertificateFileProblem, DataDigests, Expected, ExpectedImprint, HashAlg, Timestamp,
+    TrustStore, ValidationTime, VerifyOptions,
 };
 
 /// RFC 3161 time stamps.
@@ -125,32 +126,37 @@ fn read_certs(path: &Path) -> Result<Vec<u8>, Error> {
 }
 
 fn load_trust(ca: &[PathBuf], untrusted: &[PathBuf]) -> Result<TrustStore, Error> {
+    let bad = |path: &Path, role, e| Error::CertificateFile {
+        path: path.to_path_buf(),
+        role,
+        problem: CertificateFileProblem::Unparseable(e),
+    };
     let mut trust = TrustStore::new();
     for p in ca {
         trust
             .add_anchors(&read_certs(p)?)
-            .map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?;
+            .map_err(|e| bad(p, "trust anchors", e))?;
     }
     for p in untrusted {
         trust
             .add_untrusted(&read_certs(p)?)
-            .map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?;
+            .map_err(|e| bad(p, "extra certificates", e))?;
     }
     Ok(trust)
 }
 
 fn expected_imprint(args: &ImprintArgs) -> Result<ExpectedImprint, Error> {
     if let Some(d) = &args.digest {
-        return ExpectedImprint::parse_digest(d).ok_or_else(|| {
-            Error::Usage(format!(
-                "--digest {d}: expected ALG:HEX with ALG sha256, sha384 or sha512 and a digest of that length"
-            ))
+        return ExpectedImprint::parse_digest(d).ok_or_else(|| Error::InvalidArgument {
+            option: "--digest",
+            text: d.clone(),
+            expected: "ALG:HEX with ALG sha256, sha384 or sha512 and a digest of that length",
         });
     }
-    let path = args
-        .data
-        .as_deref()
-        .ok_or_else(|| Error::Usage("--data or --digest is required".into()))?;
+    let path = args.data.as_deref().ok_or(Error::MissingOption {
+        option: "--data or --digest",
+        needed_for: "a time stamp",
+    })?;
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let digests =
         DataDigests::from_reader(std::io::BufReader::new(file)).map_err(|e| Error::io(path, e))?;
@@ -160,9 +166,11 @@ fn expected_imprint(args: &ImprintArgs) -> Result<ExpectedImprint, Error> {
 fn verify_inputs(a: &VerifyArgs) -> Result<(Expected, TrustStore, VerifyOptions), Error> {
     let imprint = expected_imprint(&a.imprint)?;
     let nonce = match &a.nonce {
-        Some(n) => Some(
-            decode_nonce(n).ok_or_else(|| Error::Usage(format!("--nonce {n}: not hexadecimal")))?,
-        ),
+        Some(n) => Some(decode_nonce(n).ok_or_else(|| Error::InvalidArgument {
+            option: "--nonce",
+            text: n.clone(),
+            expected: "a hexadecimal number",
+        })?),
         None => None,
     };
     let validation_time = match a.at.as_str() {
@@ -204,9 +212,7 @@ fn verify(a: VerifyArgs) -> ExitCode {
         return match result {
             Ok(v) => {
                 match a.format {
-                    Format::Json => output::print_json(&serde_json::json!({
-                        "valid": true, "token": path, "timestamp": v,
-                    })),
+                    Format::Json => output::print_json(&TokenVerifyReport::new(path, &v)),
                     Format::Table => output::print_stdout(&verified_table(&v)),
                 }
                 ExitCode::from(output::EXIT_VERIFIED)
@@ -217,64 +223,40 @@ fn verify(a: VerifyArgs) -> ExitCode {
     // Batch: one row per token, verified in parallel, reported in order;
     // the worst outcome decides the exit code.
     use rayon::prelude::*;
-    let results: Vec<(serde_json::Value, u8)> = a
+    let rows: Vec<BatchRow> = a
         .tokens
         .par_iter()
         .map(|path| {
             let result = read_token(path).and_then(|bytes| {
                 tsa::verify_token(&bytes, &expected, &trust, &opts).map_err(Error::from)
             });
-            match result {
-                Ok(v) => (
-                    serde_json::json!({
-                        "token": path, "valid": true, "gen_time": v.gen_time(),
-                        "tsa": v.signer().subject,
-                    }),
-                    output::EXIT_VERIFIED,
-                ),
-                Err(e) => {
-                    let code = if e.is_rejection() {
-                        output::EXIT_REJECTED
-                    } else {
-                        output::EXIT_ERROR
-                    };
-                    let row = serde_json::json!({
-                        "token": path, "valid": false, "code": e.code(), "message": e.to_string(),
-                    });
-                    (row, code)
-                }
-            }
+            BatchRow::new(path, &result)
         })
         .collect();
-    let worst = results
-        .iter()
-        .map(|(_, c)| *c)
-        .max()
-        .unwrap_or(output::EXIT_VERIFIED);
-    let rows: Vec<serde_json::Value> = results.into_iter().map(|(r, _)| r).collect();
+    let report = BatchReport::new(rows);
     match a.format {
-        Format::Json => {
-            output::print_json(&serde_json::json!({ "results": rows, "exit_code": worst }))
-        }
+        Format::Json => output::print_json(&report),
         Format::Table => {
             let mut t = Table::new();
             t.set_header(["token", "result", "detail"]);
-            for r in &rows {
-                let token = r["token"].as_str().unwrap_or_default().to_string();
-                if r["valid"] == true {
-                    t.add_row([token, "valid".into(), r["gen_time"].to_string()]);
-                } else {
-                    t.add_row([
-                        token,
-                        r["code"].as_str().unwrap_or_default().to_string(),
-                        r["message"].as_str().unwrap_or_default().to_string(),
-                    ]);
+            for r in &report.results {
+                match (r.gen_time, r.code) {
+                    (Some(gen_time), _) => {
+                        t.add_row([r.token.clone(), "valid".into(), gen_time.to_rfc3339()]);
+                    }
+                    (None, code) => {
+                        t.add_row([
+                            r.token.clone(),
+                            code.unwrap_or_default().to_owned(),
+                            r.message.clone().unwrap_or_default(),
+                        ]);
+                    }
                 }
             }
             output::print_stdout(&t.to_string());
         }
     }
-    ExitCode::from(worst)
+    ExitCode::from(report.exit_code)
 }
 
 fn verified_table(v: &tsa::VerifiedTimestamp) -> String {
@@ -399,8 +381,11 @@ fn do_request(a: &RequestArgs) -> Result<(), Error> {
     let (alg, digest) = match expected_imprint(&a.imprint)? {
         ExpectedImprint::Digest { alg, digest } => (alg, digest),
         ExpectedImprint::Data(d) => {
-            let alg = HashAlg::from_name(&a.hash)
-                .ok_or_else(|| Error::Usage(format!("--hash {}", a.hash)))?;
+            let alg = HashAlg::from_name(&a.hash).ok_or_else(|| Error::InvalidArgument {
+                option: "--hash",
+                text: a.hash.clone(),
+                expected: "sha256, sha384 or sha512",
+            })?;
             (alg, d.get(alg).unwrap_or_default().to_vec())
         }
     };
@@ -425,12 +410,9 @@ fn do_request(a: &RequestArgs) -> Result<(), Error> {
     std::fs::write(&a.out, &body).map_err(|e| Error::io(&a.out, e))?;
     let info = tsa::show(&body)?;
     match a.format {
-        Format::Json => output::print_json(&serde_json::json!({
-            "out": a.out, "verified": trust.is_some(),
-            "gen_time": info.tst_info.as_ref().map(|t| t.gen_time),
-            "nonce": req.nonce().map(vouch::hex::encode),
-            "serial": info.tst_info.as_ref().map(|t| t.serial.clone()),
-        })),
+        Format::Json => {
+            output::print_json(&RequestReport::new(&a.out, trust.is_some(), &req, &info))
+        }
         Format::Table => {
             let mut t = Table::new();
             t.set_header(["field", "value"]);
