@@ -141,6 +141,14 @@ pub enum Error {
         what: &'static str,
         reason: String,
     },
+    /// A line of input (`append` from stdin) is longer than a record can be.
+    #[error(
+        "stdin line {line}: longer than the {max}-byte record limit; it and the lines after it were not written"
+    )]
+    InputLineTooLong { line: u64, max: usize },
+    /// The worker thread pool could not be started.
+    #[error("cannot start {threads} worker threads: {message}")]
+    Threads { threads: usize, message: String },
     /// `--reset-pin ORIGIN` names a log the state does not remember.
     #[error("the state remembers no log {origin:?} (nothing to reset)")]
     NoSuchPin { origin: String },
@@ -237,6 +245,8 @@ impl Error {
             | Error::ConflictingKeys(_)
             | Error::NoLogFiles { .. }
             | Error::NoSuchPin { .. }
+            | Error::InputLineTooLong { .. }
+            | Error::Threads { .. }
             | Error::Encode { .. }
             | Error::Sign(_)
             | Error::InvalidOrigin { .. }
@@ -272,6 +282,8 @@ impl Error {
             Error::ConflictingKeys(_) => "conflicting_keys",
             Error::NoLogFiles { .. } => "no_log_files",
             Error::NoSuchPin { .. } => "no_such_pin",
+            Error::InputLineTooLong { .. } => "input_line_too_long",
+            Error::Threads { .. } => "threads",
             Error::Encode { .. } => "bad_record_input",
             Error::Sign(_) => "sign_failed",
             Error::InvalidOrigin { .. } => "invalid_origin",

@@ -423,7 +423,7 @@ fn every_command_reaches_the_same_trust_verdict_on_the_same_note() {
 fn offline_commands_say_later_rotations_are_not_checked() {
     let f = fleet();
     let c = &cases(&f)[0];
-    for run in [by_verify_proof, by_consistency_new] {
+    for run in [by_verify_proof, by_consistency_new, by_receipt] {
         let (ok, _, out) = run(&f, 900, c, "offline.pub");
         assert!(ok, "{out}");
         assert!(out.contains("later_key_rotations"), "{out}");

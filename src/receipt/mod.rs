@@ -352,6 +352,8 @@ pub struct ReceiptVerifyReport {
     pub verdict: Verdict,
     pub reason: Option<&'static str>,
     pub pieces: Vec<PieceReport>,
+    /// What this offline check cannot know (docs/FORMAT.md §6.1, 7).
+    pub not_checked: &'static [&'static str],
     pub exit_code: u8,
 }
 
@@ -396,6 +398,7 @@ impl ReceiptVerifyReport {
             verdict: report.verdict(),
             reason: report.reason(),
             pieces: report.pieces().iter().map(PieceReport::from).collect(),
+            not_checked: crate::chain::proof::OFFLINE_NOT_CHECKED,
             exit_code: report.exit_code(allow_unanchored),
         }
     }

@@ -292,9 +292,10 @@ fn append_stdin(
             }
             line_no += 1;
             if raw.len() > chain::record::MAX_LINE_LEN + 1 {
-                bad = Some(Error::Usage(format!(
-                    "stdin line {line_no}: longer than the record limit"
-                )));
+                bad = Some(Error::InputLineTooLong {
+                    line: line_no,
+                    max: chain::record::MAX_LINE_LEN,
+                });
                 break;
             }
             let text = raw.strip_suffix(b"\n").unwrap_or(&raw);
@@ -455,7 +456,10 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
                 Some(n) => rayon::ThreadPoolBuilder::new()
                     .num_threads(n.max(1))
                     .build()
-                    .map_err(|e| Error::Usage(format!("cannot start {n} threads: {e}")))?
+                    .map_err(|e| Error::Threads {
+                        threads: n,
+                        message: e.to_string(),
+                    })?
                     .install(run),
                 None => run(),
             };

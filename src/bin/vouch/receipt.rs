@@ -140,7 +140,7 @@ fn verify(args: VerifyArgs) -> ExitCode {
                         table.add_row(vec![Cell::new(&p.name), cell, Cell::new(detail)]);
                     }
                     output::print_stdout(&format!(
-                        "{table}\nverdict: {}{}",
+                        "{table}\nverdict: {}{}\nnot checked: key rotations after this checkpoint (offline, only the keys given are trusted)",
                         report.verdict().as_str(),
                         report
                             .reason()
