@@ -83,7 +83,7 @@ pub(super) fn stitch<'k>(
             break;
         }
         segment_lines.push(s.lines_before);
-        let tail = scans.last().map_or(Tail::None, |c| c.tail);
+        let tail = segment_tail(chunks);
         // A segment that was rotated away must end with a complete record.
         if i + 1 < segments.len()
             && let Tail::Torn { offset, bytes } | Tail::Trailing { offset, bytes } = tail
@@ -94,10 +94,7 @@ pub(super) fn stitch<'k>(
     }
     let new_records: u64 = segments.iter().flatten().map(|c| c.2.lines).sum();
     let records = records_before + new_records;
-    let tail = segments
-        .last()
-        .and_then(|c| c.last())
-        .map_or(Tail::None, |c| c.2.tail);
+    let tail = segments.last().map_or(Tail::None, |c| segment_tail(c));
     let bytes = log.segments.iter().map(|f| f.len).sum();
     let mut report = LogReport {
         path: log.segments[0].path.clone(),
@@ -575,4 +572,16 @@ impl Stitch<'_> {
         }
         None
     }
+}
+
+/// What follows the last newline of a segment. The chunk that reached the
+/// end of the file reports it, and it need not be the last chunk: a tail
+/// longer than a chunk, or one that starts just before a chunk boundary,
+/// leaves the chunks after it with no line of their own.
+fn segment_tail(chunks: &[(u64, u64, ChunkScan)]) -> Tail {
+    chunks
+        .iter()
+        .map(|c| c.2.tail)
+        .find(|t| *t != Tail::None)
+        .unwrap_or(Tail::None)
 }
