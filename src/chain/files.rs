@@ -103,11 +103,22 @@ fn walk(
             continue;
         }
         let path = entry.path();
-        // Follows symlinks.
+        // The entry's own type costs no system call; only symlinks (and
+        // file systems that do not report types) are followed with a stat.
+        let own = entry.file_type().ok();
+        if let Some(t) = own
+            && t.is_file()
+        {
+            if is_log_name(&name) {
+                use std::os::unix::fs::DirEntryExt;
+                out.push((path, meta.dev(), entry.ino()));
+            }
+            continue;
+        }
         let meta = match std::fs::metadata(&path) {
             Ok(m) => m,
             Err(e) => {
-                let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());
+                let is_link = own.is_some_and(|t| t.is_symlink());
                 if is_link && e.kind() == std::io::ErrorKind::NotFound {
                     if is_log_name(&name) {
                         problems.push((path, "dangling symlink".to_owned()));

@@ -125,14 +125,21 @@ impl TrustedKeys {
 
     /// The keys, sorted by their text form.
     pub fn keys(&self) -> Vec<&VerifierKey> {
-        let mut keys: Vec<&VerifierKey> = self.by_id.values().collect();
-        keys.sort_by_key(|k| k.to_text());
-        keys
+        let mut keys: Vec<(String, &VerifierKey)> =
+            self.by_id.values().map(|k| (k.to_text(), k)).collect();
+        keys.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        keys.into_iter().map(|(_, k)| k).collect()
+    }
+
+    /// Whether a key of this name and ID was given.
+    pub fn contains(&self, name: &str, key_id: u32) -> bool {
+        self.get(name, key_id).is_some()
     }
 
     /// A fingerprint of the key set (order and duplicates do not matter).
     pub fn fingerprint(&self) -> String {
-        let texts: Vec<String> = self.keys().iter().map(|k| k.to_text()).collect();
+        let mut texts: Vec<String> = self.by_id.values().map(VerifierKey::to_text).collect();
+        texts.sort_unstable();
         crate::hex::encode(&crate::merkle::leaf_hash(texts.join("\n").as_bytes()))
     }
 }
