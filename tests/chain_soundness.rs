@@ -847,16 +847,19 @@ fn setpriv_available() -> bool {
 }
 
 fn verify_as_nobody(w: &Work, args: &[&str]) -> std::process::Output {
+    // A copy of the binary that uid 65534 can run wherever the checkout is
+    // (a CI clone may sit below a directory others cannot enter).
+    static BIN_COPY: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    let bin = BIN_COPY.get_or_init(|| {
+        let bin = std::env::temp_dir().join(format!("vouch-nobody-{}", std::process::id()));
+        std::fs::copy(BIN, &bin).unwrap();
+        chmod(&bin, 0o755);
+        bin
+    });
     let o = std::process::Command::new("setpriv")
-        .args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            BIN,
-            "verify",
-            "--format",
-            "json",
-        ])
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(bin)
+        .args(["verify", "--format", "json"])
         .args(args)
         .current_dir(w.p())
         .output()
