@@ -46,7 +46,7 @@ fn a_tail_across_a_range_boundary_is_trailing_data() {
     // Ranges are at least 4 KiB.
     let chunk = 4096u64;
     assert_eq!(
-        verdict(&[log.clone()], &opts(&key, chunk)).0,
+        verdict(std::slice::from_ref(&log), &opts(&key, chunk)).0,
         LogStatus::Valid
     );
     let tails: Vec<Vec<u8>> = vec![
@@ -63,7 +63,7 @@ fn a_tail_across_a_range_boundary_is_trailing_data() {
             bytes.extend_from_slice(tail);
             std::fs::write(&log, &bytes).unwrap();
             for c in [chunk, 2 * chunk, 1 << 20] {
-                let (status, reason) = verdict(&[log.clone()], &opts(&key, c));
+                let (status, reason) = verdict(std::slice::from_ref(&log), &opts(&key, c));
                 assert!(
                     status == LogStatus::Invalid || status == LogStatus::Partial,
                     "tail {:?}.. after byte {end}, ranges of {c}: {status:?}",
