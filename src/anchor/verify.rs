@@ -369,9 +369,25 @@ pub fn verify_anchors(path: &Path, opts: &VerifyAnchorsOptions) -> Result<Anchor
             ChainError::Fork { size, .. } => Some(*size),
             _ => None,
         };
+        // A checkpoint of that size that does not count under the trust
+        // rule (the anchored note, or the log's own copy of it) makes the
+        // anchored note itself unusable.
+        let untrusted = matches!(
+            failure.error,
+            ChainError::UnknownKey { .. }
+                | ChainError::BadSignature { .. }
+                | ChainError::BadCheckpoint { .. }
+        );
         for check in &mut checks {
+            if !matches!(check.outcome, CheckOutcome::Verified) {
+                continue;
+            }
+            if untrusted && failure.seq.is_some() && check.size == failure.seq {
+                check.outcome = CheckOutcome::Rejected(AnchorError::BadNote);
+                continue;
+            }
             let hit = size.is_some() && check.size == size;
-            if matches!(check.outcome, CheckOutcome::Verified) && (hit || size.is_none()) {
+            if hit || size.is_none() {
                 check.outcome = CheckOutcome::Rejected(AnchorError::Log(failure.error.clone()));
             }
         }
