@@ -221,6 +221,37 @@ fn fifo_as_pub_key_fails_promptly() {
 }
 
 #[test]
+fn fifo_as_verify_pub_or_checkpoint_fails_promptly() {
+    let w = Work::new();
+    w.log();
+    let fifo = w.fifo("cp.fifo");
+    for args in [
+        vec!["verify".to_owned(), w.s("log"), "--pub".into(), fifo.clone()],
+        vec![
+            "verify".to_owned(),
+            w.s("log"),
+            "--pub".into(),
+            w.s("key.pub"),
+            "--checkpoint".into(),
+            fifo.clone(),
+        ],
+        vec![
+            "verify-consistency".to_owned(),
+            w.s("log"),
+            "--old".into(),
+            fifo.clone(),
+            "--pub".into(),
+            w.s("key.pub"),
+        ],
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, err) = run_guarded(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("not a regular file (a FIFO)"), "{args:?}: {err}");
+    }
+}
+
+#[test]
 fn fifo_as_receipt_or_record_fails_promptly() {
     let w = Work::new();
     w.log();
