@@ -1572,3 +1572,44 @@ fn state_edits_diagnostic() {
     }
     eprintln!("ACCEPTED: {accepted:#?}");
 }
+
+/// Issue 9's first anchor defect, pinned here because it is a trust-path
+/// question: an anchor record copied from log B into log A (appending it
+/// needs no key) must not make `anchor verify` vouch for A.
+#[test]
+fn an_anchor_record_copied_from_another_log_proves_nothing() {
+    let w = Work::new();
+    w.keygen("example.com/a", "ka");
+    w.keygen("example.com/b", "kb");
+    std::fs::write(
+        w.path("fleet.pub"),
+        format!("{}{}", w.read("ka.pub"), w.read("kb.pub")),
+    )
+    .unwrap();
+    std::fs::create_dir(w.path("worm")).unwrap();
+    let target = format!("dir:{}", w.path("worm").display());
+    w.append("a.jsonl", "ka", 3);
+    w.append("b.jsonl", "kb", 3);
+    w.ok(&["anchor", "b.jsonl", "--key", "kb", "--to", &target]);
+    w.ok(&["checkpoint", "a.jsonl", "--key", "ka"]);
+    // B's anchor record body, appended to A by hand.
+    let b_anchor = w
+        .read("b.jsonl")
+        .lines()
+        .find(|l| l.contains("\"kind\":\"anchor\""))
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["body"].clone())
+        .unwrap();
+    append_forged(&w.path("a.jsonl"), "example.com/a", "anchor", &b_anchor);
+    let o = w.run(&[
+        "anchor",
+        "verify",
+        "a.jsonl",
+        "--pub",
+        "fleet.pub",
+        "--format",
+        "json",
+    ]);
+    no_panic(&o, "anchor verify");
+    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert!(stdout(&o).contains("anchor_other_log"), "{}", stdout(&o));
+}

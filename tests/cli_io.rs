@@ -226,7 +226,12 @@ fn fifo_as_verify_pub_or_checkpoint_fails_promptly() {
     w.log();
     let fifo = w.fifo("cp.fifo");
     for args in [
-        vec!["verify".to_owned(), w.s("log"), "--pub".into(), fifo.clone()],
+        vec![
+            "verify".to_owned(),
+            w.s("log"),
+            "--pub".into(),
+            fifo.clone(),
+        ],
         vec![
             "verify".to_owned(),
             w.s("log"),
@@ -247,7 +252,10 @@ fn fifo_as_verify_pub_or_checkpoint_fails_promptly() {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let (code, err) = run_guarded(&args);
         assert_eq!(code, 2, "{args:?}: {err}");
-        assert!(err.contains("not a regular file (a FIFO)"), "{args:?}: {err}");
+        assert!(
+            err.contains("not a regular file (a FIFO)"),
+            "{args:?}: {err}"
+        );
     }
 }
 

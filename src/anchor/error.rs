@@ -10,6 +10,8 @@ pub enum AnchorError {
     BadRecord,
     #[error("the anchor record's fields disagree with its note")]
     RecordMismatch,
+    #[error("the anchor record is for another log ({origin:?})")]
+    OtherLog { origin: String },
     #[error("the anchored note is not a checkpoint of this log signed by a trusted key")]
     BadNote,
     #[error("the anchored object is gone from the target")]
@@ -48,6 +50,7 @@ impl AnchorError {
     pub fn code(&self) -> &'static str {
         match self {
             AnchorError::BadRecord | AnchorError::RecordMismatch => "bad_anchor_record",
+            AnchorError::OtherLog { .. } => "anchor_other_log",
             AnchorError::BadNote => "bad_anchor_note",
             AnchorError::Missing => "anchor_missing",
             AnchorError::Replaced { .. } => "anchor_replaced",

@@ -277,7 +277,14 @@ pub fn verify_anchors(path: &Path, opts: &VerifyAnchorsOptions) -> Result<Anchor
                 continue;
             }
         };
-        let recorded = check_recorded(body, found.seq, &opts.trusted);
+        // An anchor record names the log it anchors: one copied from
+        // another log (no key is needed to append it) proves nothing here.
+        let recorded = match &origin {
+            Some(o) if *o != body.origin => Err(AnchorError::OtherLog {
+                origin: body.origin.clone(),
+            }),
+            _ => check_recorded(body, found.seq, &opts.trusted),
+        };
         if let Ok(cp) = &recorded {
             anchored.push(cp.clone());
         }
