@@ -1613,3 +1613,45 @@ fn an_anchor_record_copied_from_another_log_proves_nothing() {
     assert_eq!(code(&o), 1, "{}", both(&o));
     assert!(stdout(&o).contains("anchor_other_log"), "{}", stdout(&o));
 }
+
+/// Issue 9: a `dir` anchor whose file name leaves the target directory is
+/// rejected, never read; and unknown members inside an anchor entry are
+/// refused in receipts as everywhere else.
+#[test]
+fn a_dir_anchor_outside_its_directory_and_unknown_anchor_members_are_rejected() {
+    let w = Work::new();
+    w.keygen("example.com/a", "ka");
+    std::fs::create_dir(w.path("worm")).unwrap();
+    let target = format!("dir:{}", w.path("worm").display());
+    w.append("a.jsonl", "ka", 3);
+    w.ok(&["anchor", "a.jsonl", "--key", "ka", "--to", &target]);
+    w.ok(&["receipt", "a.jsonl", "--seq", "1", "--out", "r.json"]);
+    // A receipt whose anchor target carries a member vouch never writes.
+    let mut r: Value = serde_json::from_str(&w.read("r.json")).unwrap();
+    r["anchors"][0]["target"]["verified_online"] = json!(true);
+    w.write("r2.json", serde_json::to_vec(&r).unwrap());
+    let o = w.run(&[
+        "receipt", "verify", "r2.json", "--pub", "ka.pub", "--format", "json",
+    ]);
+    no_panic(&o, "receipt verify");
+    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert!(stdout(&o).contains("bad_receipt"), "{}", stdout(&o));
+    // An anchor record pointing outside its directory (forged by hand: the
+    // log's writer needs no key to append it).
+    let text = w.read("a.jsonl");
+    let mut body = text
+        .lines()
+        .find(|l| l.contains("\"kind\":\"anchor\""))
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["body"].clone())
+        .unwrap();
+    let note = w.write("stolen.note", body["note"].as_str().unwrap());
+    let escape = format!("../{}", note.file_name().unwrap().to_str().unwrap());
+    body["anchors"][0]["file"] = json!(escape);
+    append_forged(&w.path("a.jsonl"), "example.com/a", "anchor", &body);
+    let o = w.run(&[
+        "anchor", "verify", "a.jsonl", "--pub", "ka.pub", "--format", "json",
+    ]);
+    no_panic(&o, "anchor verify");
+    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert!(stdout(&o).contains("bad_anchor_record"), "{}", stdout(&o));
+}

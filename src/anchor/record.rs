@@ -15,6 +15,7 @@ pub use crate::chain::record::KIND_ANCHOR;
 
 /// Body of an `anchor` record: one checkpoint and where it was anchored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AnchorBody {
     /// The signed checkpoint note, verbatim (C2SP tlog-checkpoint).
     pub note: String,
@@ -66,8 +67,10 @@ impl AnchorEntry {
     }
 }
 
-/// A `dir:` anchor: `<dir>/<file>` holds the note's bytes.
+/// A `dir:` anchor: `<dir>/<file>` holds the note's bytes. `file` must be
+/// a relative path of plain components ([`DirAnchor::confined`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DirAnchor {
     /// The target directory, absolute.
     pub dir: String,
@@ -79,8 +82,22 @@ pub struct DirAnchor {
     pub immutable: bool,
 }
 
+impl DirAnchor {
+    /// `file` stays below `dir`: relative, no `..`, no root, non-empty. A
+    /// record naming anything else is rejected, never read.
+    pub fn confined(&self) -> bool {
+        let file = std::path::Path::new(&self.file);
+        std::path::Path::new(&self.dir).is_absolute()
+            && !self.file.is_empty()
+            && file
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)))
+    }
+}
+
 /// An `s3:` anchor: one object version under Object Lock.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct S3Anchor {
     /// The endpoint URL given with `--endpoint`; absent for AWS itself.
     pub endpoint: Option<String>,
@@ -107,6 +124,7 @@ pub struct S3Anchor {
 /// recorded. `token` is what verifies; the other members repeat what the
 /// token says, for reading.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TsaAnchor {
     /// The TSA's URL.
     pub url: String,

@@ -513,6 +513,9 @@ fn compare_dir(
     body: &AnchorBody,
     found: &mut Vec<(&'static str, String)>,
 ) -> Result<Result<Vec<u8>, AnchorError>> {
+    if !d.confined() {
+        return Ok(Err(AnchorError::BadRecord));
+    }
     let Some(obj) = dir::fetch(d)? else {
         return Ok(Err(AnchorError::Missing));
     };
