@@ -323,6 +323,21 @@ fn tsa_anchored_receipt_verifies_offline_and_rejects_a_tampered_token() {
     let piece = &out["pieces"][3];
     assert_eq!(piece["piece"], "anchor[0] tsa");
     assert!(piece["detail"].as_str().unwrap().contains("verified"));
+    // Regression (issue 9): the fields shown as verified come from the
+    // verified token, never from the receipt's unauthenticated copies.
+    let mut lying = read(&r);
+    let target = &mut lying["anchors"][0]["target"];
+    target["signer"] = Value::String("CN=DigiCert Timestamp 2025".into());
+    target["imprint_alg"] = Value::String("md5".into());
+    target["url"] = Value::String("https://tsa.evil.example".into());
+    target["serial"] = Value::String("deadbeef".into());
+    let p = write(&w, "lying-fields.json", &lying);
+    let o = verify(&w, &p, &["--tsa-ca", roots]);
+    let shown = stdout(&o);
+    for lie in ["DigiCert", "md5", "evil", "deadbeef"] {
+        assert!(!shown.contains(lie), "{lie} shown: {shown}");
+    }
+    assert!(shown.contains("sha256"), "{shown}");
     // Without roots the token is not checked and does not count.
     let o = verify(&w, &r, &[]);
     assert_eq!(code(&o), 1);

@@ -69,11 +69,27 @@ impl TokenProblem {
 }
 
 /// Verifies a recorded token over `note` offline; returns its genTime.
+/// What a verified time-stamp anchor proves, taken from the verified token
+/// itself (never from the copies in the anchor's JSON, which are for
+/// reading only and are not authenticated).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifiedAnchorTime {
+    /// The token's genTime, RFC 3339 UTC.
+    pub gen_time: String,
+    /// The TSA signer certificate's subject.
+    pub signer: String,
+    /// The token's serial number (hex) and policy OID.
+    pub serial: String,
+    pub policy: String,
+    /// The imprint's hash algorithm.
+    pub imprint_alg: String,
+}
+
 pub fn verify(
     anchor: &TsaAnchor,
     note: &[u8],
     roots: &TrustStore,
-) -> std::result::Result<String, TokenProblem> {
+) -> std::result::Result<VerifiedAnchorTime, TokenProblem> {
     let token = base64::engine::general_purpose::STANDARD
         .decode(&anchor.token)
         .map_err(|_| TokenProblem::NotBase64)?;
@@ -91,7 +107,13 @@ pub fn verify(
             found: gen_time,
         });
     }
-    Ok(gen_time)
+    Ok(VerifiedAnchorTime {
+        gen_time,
+        signer: v.signer().subject.clone(),
+        serial: v.serial().to_owned(),
+        policy: v.policy().to_owned(),
+        imprint_alg: v.imprint_alg().to_string(),
+    })
 }
 
 /// Loads TSA trust anchors (PEM, one or more certificates, or one DER).

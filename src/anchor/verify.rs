@@ -490,8 +490,8 @@ fn fetch_and_compare(
             };
             Ok(
                 match super::timestamp::verify(t, body.note.as_bytes(), roots) {
-                    Ok(gen_time) => {
-                        found.push(("gen_time", gen_time));
+                    Ok(v) => {
+                        found.push(("gen_time", v.gen_time));
                         Ok(body.note.as_bytes().to_vec())
                     }
                     Err(p) => Err(AnchorError::Timestamp(p)),
