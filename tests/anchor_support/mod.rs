@@ -187,13 +187,53 @@ pub fn reasons(report: &serde_json::Value) -> Vec<String> {
     out
 }
 
-/// A free TCP port on 127.0.0.1 (nothing listens on it once returned).
+/// Whether process `pid` holds the socket listening on 127.0.0.1:`port`
+/// (from /proc/net/tcp and the process's file descriptors).
+fn listens_on(pid: u32, port: u16) -> bool {
+    let Ok(table) = std::fs::read_to_string("/proc/net/tcp") else {
+        return false;
+    };
+    let want = format!("0100007F:{port:04X}");
+    let inodes: Vec<String> = table
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            // local address, state 0A = LISTEN, inode
+            (f.len() > 9 && f[1] == want && f[3] == "0A").then(|| f[9].to_owned())
+        })
+        .collect();
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    fds.flatten().any(|fd| {
+        std::fs::read_link(fd.path()).is_ok_and(|t| {
+            let t = t.to_string_lossy();
+            inodes.iter().any(|i| t == format!("socket:[{i}]"))
+        })
+    })
+}
+
+/// A free TCP port on 127.0.0.1 (nothing listens on it once returned),
+/// never handed out twice in this process: between the probe and the
+/// server's own bind (a Python server takes a second to start) another test
+/// could otherwise be given the same port and talk to the wrong server.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    loop {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
 }
 
 pub fn repo_root() -> PathBuf {
@@ -223,6 +263,20 @@ impl Moto {
     }
 
     pub fn start_with(env: &[(&str, &str)]) -> Option<Moto> {
+        // A port can be taken by another server between the probe and
+        // moto's bind; then this moto exits and another server answers.
+        // Only a listener that belongs to our child counts; else retry.
+        for _ in 0..5 {
+            match Self::try_start(env) {
+                Some(Ok(m)) => return Some(m),
+                Some(Err(())) => continue,
+                None => return None,
+            }
+        }
+        panic!("moto_server did not start on a port of its own in 5 tries");
+    }
+
+    fn try_start(env: &[(&str, &str)]) -> Option<Result<Moto, ()>> {
         let venv = repo_root().join(".venv/bin");
         let server = venv.join("moto_server");
         if !server.exists() {
@@ -248,20 +302,27 @@ impl Moto {
             cmd.env(k, v);
         }
         let child = cmd.spawn().expect("start moto_server");
-        let moto = Moto {
+        let pid = child.id();
+        let mut moto = Moto {
             child,
             endpoint: format!("http://127.0.0.1:{port}"),
             python: venv.join("python"),
         };
         let start = Instant::now();
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        loop {
+            if TcpStream::connect(("127.0.0.1", port)).is_ok() && listens_on(pid, port) {
+                return Some(Ok(moto));
+            }
+            if moto.child.try_wait().ok().flatten().is_some() {
+                return Some(Err(()));
+            }
             assert!(
                 start.elapsed() < Duration::from_secs(60),
                 "moto_server did not start"
             );
+            // Polling a starting server (no readiness signal to wait on).
             std::thread::sleep(Duration::from_millis(100));
         }
-        Some(moto)
     }
 
     /// Runs Python with boto3 against this server: `s3` is a client.
