@@ -22,29 +22,7 @@ pub(super) fn add_missing_logs(logs: &mut Vec<LogReport>, opts: &VerifyOptions) 
             continue;
         }
         seen.push(origin.clone());
-        logs.push(LogReport {
-            path: c.source().to_path_buf(),
-            segments: Vec::new(),
-            origin: Some(origin.clone()),
-            status: LogStatus::Invalid,
-            bytes: 0,
-            records: 0,
-            covered: 0,
-            checkpoints: 0,
-            failure: Some(Failure {
-                path: c.source().to_path_buf(),
-                line: 0,
-                offset: 0,
-                seq: None,
-                error: ChainError::MissingLog {
-                    origin: origin.clone(),
-                },
-            }),
-            torn_tail: None,
-            error: None,
-            verified: None,
-            resumed_from: None,
-        });
+        logs.push(missing_log_row(c.source(), origin));
     }
 }
 
@@ -88,25 +66,33 @@ pub(super) fn add_missing_pins(logs: &mut Vec<LogReport>, previous: &VerifyState
         let path = pinned_paths
             .first()
             .map_or_else(PathBuf::new, |p| p.to_path_buf());
-        logs.push(LogReport {
-            segments: Vec::new(),
-            origin: Some(origin.clone()),
-            status: LogStatus::Invalid,
-            bytes: 0,
-            records: 0,
-            covered: 0,
-            checkpoints: 0,
-            failure: Some(failure(
-                &path,
-                ChainError::MissingLog {
-                    origin: origin.clone(),
-                },
-            )),
-            path,
-            torn_tail: None,
-            error: None,
-            verified: None,
-            resumed_from: None,
-        });
+        logs.push(missing_log_row(&path, origin));
+    }
+}
+
+/// The row of a log that should be there and is not (`missing_log`).
+fn missing_log_row(path: &Path, origin: &str) -> LogReport {
+    LogReport {
+        path: path.to_path_buf(),
+        segments: Vec::new(),
+        origin: Some(origin.to_owned()),
+        status: LogStatus::Invalid,
+        bytes: 0,
+        records: 0,
+        covered: 0,
+        checkpoints: 0,
+        failure: Some(Failure {
+            path: path.to_path_buf(),
+            line: 0,
+            offset: 0,
+            seq: None,
+            error: ChainError::MissingLog {
+                origin: origin.to_owned(),
+            },
+        }),
+        torn_tail: None,
+        error: None,
+        verified: None,
+        resumed_from: None,
     }
 }

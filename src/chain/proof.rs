@@ -360,22 +360,15 @@ fn signer_names(signed_by: &[(String, u32)]) -> Vec<String> {
         .collect()
 }
 
-/// The report of `verify-proof`, rendered by the binary.
+/// The report of `verify-proof` (`ProofReport<InclusionDetails>`) and
+/// `verify-consistency` (`ProofReport<ConsistencyDetails>`), rendered by
+/// the binary: the verdict, what was proven or why not, and what an
+/// offline check cannot know.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct InclusionReport {
+pub struct ProofReport<T> {
     pub verified: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub origin: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub index: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tree_size: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub root: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub leaf: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub signed_by: Vec<String>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub proven: Option<T>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -383,81 +376,61 @@ pub struct InclusionReport {
     pub not_checked: &'static [&'static str],
 }
 
-impl From<&std::result::Result<VerifiedInclusion, ProofError>> for InclusionReport {
-    fn from(r: &std::result::Result<VerifiedInclusion, ProofError>) -> Self {
-        let mut out = InclusionReport {
+impl<T, V> From<&std::result::Result<V, ProofError>> for ProofReport<T>
+where
+    for<'a> T: From<&'a V>,
+{
+    fn from(r: &std::result::Result<V, ProofError>) -> Self {
+        ProofReport {
             verified: r.is_ok(),
-            origin: None,
-            index: None,
-            tree_size: None,
-            root: None,
-            leaf: None,
-            signed_by: Vec::new(),
-            reason: None,
-            message: None,
+            proven: r.as_ref().ok().map(T::from),
+            reason: r.as_ref().err().map(ProofError::code),
+            message: r.as_ref().err().map(ToString::to_string),
             not_checked: OFFLINE_NOT_CHECKED,
-        };
-        match r {
-            Ok(v) => {
-                out.origin = Some(v.checkpoint.origin.clone());
-                out.index = Some(v.index);
-                out.tree_size = Some(v.checkpoint.size);
-                out.root = Some(crate::hex::encode(&v.checkpoint.root));
-                out.leaf = Some(crate::hex::encode(&v.leaf));
-                out.signed_by = signer_names(&v.signed_by);
-            }
-            Err(e) => {
-                out.reason = Some(e.code());
-                out.message = Some(e.to_string());
-            }
         }
-        out
     }
 }
 
-/// The report of `verify-consistency`, rendered by the binary.
+/// What a verified inclusion proof established.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct ConsistencyReport {
-    pub verified: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub origin: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub old_size: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub new_size: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub new_root: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-    pub not_checked: &'static [&'static str],
+pub struct InclusionDetails {
+    pub origin: String,
+    pub index: u64,
+    pub tree_size: u64,
+    pub root: String,
+    pub leaf: String,
+    pub signed_by: Vec<String>,
 }
 
-impl From<&std::result::Result<VerifiedConsistency, ProofError>> for ConsistencyReport {
-    fn from(r: &std::result::Result<VerifiedConsistency, ProofError>) -> Self {
-        let mut out = ConsistencyReport {
-            verified: r.is_ok(),
-            origin: None,
-            old_size: None,
-            new_size: None,
-            new_root: None,
-            reason: None,
-            message: None,
-            not_checked: OFFLINE_NOT_CHECKED,
-        };
-        match r {
-            Ok(v) => {
-                out.origin = Some(v.old.origin.clone());
-                out.old_size = Some(v.old.size);
-                out.new_size = Some(v.new.size);
-                out.new_root = Some(crate::hex::encode(&v.new.root));
-            }
-            Err(e) => {
-                out.reason = Some(e.code());
-                out.message = Some(e.to_string());
-            }
+impl From<&VerifiedInclusion> for InclusionDetails {
+    fn from(v: &VerifiedInclusion) -> Self {
+        InclusionDetails {
+            origin: v.checkpoint.origin.clone(),
+            index: v.index,
+            tree_size: v.checkpoint.size,
+            root: crate::hex::encode(&v.checkpoint.root),
+            leaf: crate::hex::encode(&v.leaf),
+            signed_by: signer_names(&v.signed_by),
         }
-        out
+    }
+}
+
+/// What a verified consistency proof established.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ConsistencyDetails {
+    pub origin: String,
+    pub old_size: u64,
+    pub new_size: u64,
+    pub new_root: String,
+}
+
+impl From<&VerifiedConsistency> for ConsistencyDetails {
+    fn from(v: &VerifiedConsistency) -> Self {
+        ConsistencyDetails {
+            origin: v.old.origin.clone(),
+            old_size: v.old.size,
+            new_size: v.new.size,
+            new_root: crate::hex::encode(&v.new.root),
+        }
     }
 }

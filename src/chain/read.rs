@@ -43,7 +43,7 @@ pub fn read_log(
             std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"),
         ));
     }
-    let mut files: Vec<PathBuf> = rotated_segments(path);
+    let mut files: Vec<PathBuf> = super::segments::rotated_siblings(path);
     files.push(path.to_path_buf());
     let plans: Vec<plan::FilePlan> = files.iter().map(plan::plan_file).collect();
     let logs = plan::group(plans);
@@ -87,11 +87,6 @@ pub fn read_log(
         0,
     );
     Ok(report)
-}
-
-/// The segments rotated away from `path`, by the writer's naming rule.
-fn rotated_segments(path: &Path) -> Vec<PathBuf> {
-    super::segments::rotated_siblings(path)
 }
 
 /// What a second pass over a log built: the proof hashes and, if asked,

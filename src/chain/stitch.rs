@@ -65,15 +65,16 @@ pub(super) fn stitch<'k>(
     let mut failure = None;
     let mut segment_lines: Vec<u64> = Vec::with_capacity(segments.len());
     for (i, chunks) in segments.iter().enumerate() {
-        s.lines_before = match (saved, start) {
-            (Some(sv), Some((seg, line, _))) if i == seg => {
-                let _ = sv;
-                line
-            }
-            (Some(sv), Some((seg, _, _))) if i < seg => sv.segments.get(i).map_or(0, |g| g.lines),
-            (Some(_), Some(_)) => 0,
-            (Some(sv), None) => sv.segments.get(i).map_or(0, |g| g.lines),
-            (None, _) => 0,
+        // Lines of this segment before its first scanned byte: those
+        // remembered for a segment not scanned again, those before the
+        // resume point in its segment, none for a segment scanned whole.
+        let remembered = saved
+            .and_then(|sv| sv.segments.get(i))
+            .map_or(0, |g| g.lines);
+        s.lines_before = match start {
+            Some((seg, line, _)) if i == seg => line,
+            Some((seg, _, _)) if i > seg => 0,
+            _ => remembered,
         };
         s.segment = i;
         s.path = log.segments[i].path.clone();

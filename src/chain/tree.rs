@@ -16,8 +16,6 @@
 //! cache. The new checkpoint extends the tree the writer signed before; a
 //! later edit of older records is what `vouch verify` reports (`fork`).
 
-use super::options::VerifyOptions;
-use super::report::LogReport;
 use super::scan::{self, ScanContext, Tail};
 use super::state::{hashes_from_hex, hashes_to_hex};
 use super::trust::{self, TrustedKeys};
@@ -136,15 +134,4 @@ pub(crate) fn save(path: &Path, file: &File, origin: &str, offset: u64, range: &
     if std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, &target).is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-}
-
-/// The compact range of a log that verified in full (from its report).
-pub(crate) fn range_of(report: &LogReport) -> Option<CompactRange> {
-    report.verified.as_ref().map(|v| v.range().clone())
-}
-
-/// Full verification options for the writer: structure only (the writer
-/// may not hold every earlier key).
-pub(crate) fn structural() -> VerifyOptions {
-    VerifyOptions::default()
 }

@@ -416,7 +416,7 @@ fn verified_tree(log: &LockedLog, key: &SignerKey) -> Result<CompactRange> {
     // The tree spans every segment rotated away from this path, too.
     let mut files = rotated_siblings(&log.path);
     files.push(log.path.clone());
-    let report = verify::verify_files(&files, &super::tree::structural());
+    let report = verify::verify_files(&files, &verify::VerifyOptions::default());
     let Some(r) = report
         .logs
         .into_iter()
@@ -442,7 +442,8 @@ fn verified_tree(log: &LockedLog, key: &SignerKey) -> Result<CompactRange> {
             },
         ));
     }
-    Ok(super::tree::range_of(&r).unwrap_or_else(|| CompactRange::new(0)))
+    Ok(r.verified
+        .map_or_else(|| CompactRange::new(0), |v| v.range().clone()))
 }
 
 fn range_root(range: &CompactRange) -> Hash {

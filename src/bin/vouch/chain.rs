@@ -7,6 +7,7 @@ use comfy_table::{Cell, Color, ContentArrangement, Table, presets::UTF8_FULL_CON
 use std::io::{BufRead, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use vouch::chain::proof::{ConsistencyDetails, InclusionDetails, ProofReport};
 use vouch::chain::report::{StateOutcome, VERIFY_FORMAT, VerifyDocument, VerifySummaryLine};
 use vouch::chain::state::{Recheck, VerifyState};
 use vouch::chain::{self, LogReport, LogStatus, RepairOutcome, keys, verify, writer};
@@ -164,7 +165,7 @@ pub fn verify_consistency(args: VerifyConsistencyArgs) -> ExitCode {
             };
             match (format, &result) {
                 (Format::Json, _) => {
-                    output::print_json(&chain::proof::ConsistencyReport::from(&result))
+                    output::print_json(&ProofReport::<ConsistencyDetails>::from(&result))
                 }
                 (Format::Table, Ok(v)) => output::print_stdout(&format!(
                     "verified: {} at size {} extends the checkpoint at size {}\n\
@@ -647,7 +648,7 @@ pub fn verify_proof(args: VerifyProofArgs) -> ExitCode {
                 EXIT_REJECTED
             };
             match format {
-                Format::Json => output::print_json(&chain::proof::InclusionReport::from(&result)),
+                Format::Json => output::print_json(&ProofReport::<InclusionDetails>::from(&result)),
                 Format::Table => match &result {
                     Ok(v) => output::print_stdout(&format!(
                         "verified: record {} is included in {} at tree size {} (signed by {})\n\
