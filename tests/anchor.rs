@@ -53,8 +53,9 @@ fn dir_anchor_records_everything_and_verifies() {
     // A checkpoint was signed (seq 3) and the anchor recorded after it.
     assert_eq!(
         w.kinds(),
-        ["event", "event", "event", "checkpoint", "anchor"]
+        ["event", "event", "event", "checkpoint", "anchor", "checkpoint"]
     );
+    assert_eq!(out["covering_checkpoint_seq"], 5);
     let rec: serde_json::Value = serde_json::from_str(&w.lines()[4]).unwrap();
     let body = &rec["body"];
     assert_eq!(body["size"], 3);
@@ -80,20 +81,31 @@ fn dir_anchor_records_everything_and_verifies() {
         .is_some_and(|f| f.contains('i'));
     assert_eq!(a["immutable"].as_bool().unwrap(), is_immutable);
 
-    let v = w.verify(&[]);
+    let v = w.verify(&["--from", &t]);
     assert_eq!(code(&v), 0, "{}", stdout(&v));
-    let report = json(&v);
+    let report = one(&v);
     assert_eq!(report["anchors"][0]["status"], "verified");
-    assert_eq!(report["log"]["status"], "partial");
+    assert_eq!(report["verdict"], "consistent");
+    assert_eq!(report["truncation_checked"], true);
+    // Without a target of the auditor's, the recorded location is not
+    // followed and nothing is claimed about it.
+    let v = w.verify(&[]);
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    let report = one(&v);
+    assert_eq!(report["verdict"], "incomplete");
+    assert_eq!(report["anchors"][0]["status"], "not_checked");
+    assert_eq!(report["anchors"][0]["reason"], "outside_targets");
+    // The anchor record is covered at once by a new checkpoint.
+    assert_eq!(report["log"]["status"], "valid");
 
     // Anchoring again right away reuses nothing stale: a new checkpoint
     // covers the anchor record, and both anchors verify.
     let o = w.anchor(&["--to", &t]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(anchor_records(&w), 2);
-    let v = w.verify(&[]);
+    let v = w.verify(&["--from", &t]);
     assert_eq!(code(&v), 0, "{}", stdout(&v));
-    assert_eq!(json(&v)["anchors"].as_array().unwrap().len(), 2);
+    assert_eq!(one(&v)["anchors"].as_array().unwrap().len(), 2);
 }
 
 #[test]
@@ -104,7 +116,10 @@ fn dir_anchor_reuses_a_final_checkpoint() {
     let o = w.anchor(&["--to", &t]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(json(&o)["checkpoint_seq"], 2);
-    assert_eq!(w.kinds(), ["event", "event", "checkpoint", "anchor"]);
+    assert_eq!(
+        w.kinds(),
+        ["event", "event", "checkpoint", "anchor", "checkpoint"]
+    );
 }
 
 #[test]
@@ -120,7 +135,7 @@ fn dir_anchor_failure_appends_no_anchor_record() {
     // And verify says there is nothing anchored.
     let v = w.verify(&[]);
     assert_eq!(code(&v), 1);
-    assert_eq!(json(&v)["no_anchors"], true);
+    assert_eq!(one(&v)["verdict"], "no_anchors");
 }
 
 #[test]
@@ -132,13 +147,13 @@ fn dir_anchor_verify_detects_a_replaced_file() {
     chattr("-i", &file);
     std::fs::remove_file(&file).unwrap();
     std::fs::write(&file, "something else\n").unwrap();
-    let v = w.verify(&[]);
+    let v = w.verify(&["--from", &t]);
     assert_eq!(code(&v), 1);
-    assert!(reasons(&json(&v)).contains(&"anchor_replaced".to_owned()));
+    assert!(reasons(&one(&v)).contains(&"anchor_replaced".to_owned()));
     std::fs::remove_file(&file).unwrap();
-    let v = w.verify(&[]);
+    let v = w.verify(&["--from", &t]);
     assert_eq!(code(&v), 1);
-    assert!(reasons(&json(&v)).contains(&"anchor_missing".to_owned()));
+    assert!(reasons(&one(&v)).contains(&"anchor_missing".to_owned()));
 }
 
 #[test]
@@ -150,9 +165,9 @@ fn dir_anchor_verify_detects_a_weakened_file() {
     let file = anchored_file(&d);
     chattr("-i", &file);
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let v = w.verify(&[]);
+    let v = w.verify(&["--from", &t]);
     assert_eq!(code(&v), 1);
-    assert_eq!(reasons(&json(&v)), ["lock_weakened"]);
+    assert_eq!(reasons(&one(&v)), ["lock_weakened"]);
 }
 
 #[test]
@@ -162,23 +177,23 @@ fn dir_anchor_verify_detects_truncation_after_an_anchor() {
     assert_eq!(code(&w.anchor(&["--to", &t])), 0); // checkpoint @3, anchor @4
     w.append(3);
     assert_eq!(code(&w.anchor(&["--to", &t])), 0); // checkpoint @8, anchor @9
-    assert_eq!(code(&w.verify(&[])), 0);
+    assert_eq!(code(&w.verify(&["--from", &t])), 0);
     // Roll back to before the second anchor: its record is gone from the
     // log, but the target still holds its checkpoint.
     w.truncate_to(6);
-    let v = w.verify(&[]);
+    let v = w.verify(&["--from", &t]);
     assert_eq!(code(&v), 1, "{}", stdout(&v));
-    let r = reasons(&json(&v));
+    let r = reasons(&one(&v));
     assert!(r.contains(&"log:truncated".to_owned()), "{r:?}");
     // Even with every anchor record gone, --from finds the anchors.
     w.truncate_to(3);
     let v = w.verify(&["--from", &t]);
     assert_eq!(code(&v), 1);
-    assert!(reasons(&json(&v)).contains(&"log:truncated".to_owned()));
+    assert!(reasons(&one(&v)).contains(&"log:truncated".to_owned()));
     // Without --from and without anchor records there is nothing to check.
     let v = w.verify(&[]);
     assert_eq!(code(&v), 1);
-    assert_eq!(json(&v)["no_anchors"], true);
+    assert_eq!(one(&v)["verdict"], "no_anchors");
 }
 
 #[test]
@@ -205,7 +220,7 @@ fn dir_anchor_verify_detects_history_rewritten_with_the_key() {
     assert_eq!(code(&plain), 0, "the forged log verifies on its own");
     let v = w.verify(&["--from", &t]);
     assert_eq!(code(&v), 1, "{}", stdout(&v));
-    assert!(reasons(&json(&v)).contains(&"log:fork".to_owned()));
+    assert!(reasons(&one(&v)).contains(&"log:fork".to_owned()));
     // The forged history keeping the original anchor record line (its
     // links now broken) is rejected by the chain verifier as well.
     let mut forged = w.lines();
@@ -230,11 +245,13 @@ fn anchor_verify_rejects_a_tampered_anchor_record_signature() {
         Work::s(&w.log),
         "--pub",
         &format!("{}.pub", other.display()),
+        "--from",
+        &t,
         "--format",
         "json",
     ]);
     assert_eq!(code(&o), 1);
-    let r = reasons(&json(&o));
+    let r = reasons(&one(&o));
     assert!(r.contains(&"bad_anchor_note".to_owned()), "{r:?}");
 }
 
@@ -267,8 +284,8 @@ fn s3_anchor(w: &Work, m: &Moto, target: &str, extra: &[&str]) -> std::process::
 }
 
 #[cfg(feature = "s3")]
-fn s3_verify(w: &Work, m: &Moto, extra: &[&str]) -> std::process::Output {
-    let mut args = vec!["--endpoint", m.endpoint.as_str()];
+fn s3_verify(w: &Work, m: &Moto, from: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["--endpoint", m.endpoint.as_str(), "--from", from];
     args.extend_from_slice(extra);
     w.verify(&args)
 }
@@ -301,7 +318,7 @@ fn s3_compliance_anchor_cannot_be_deleted_and_survives_a_delete_marker() {
     assert!(a["request_id"].is_string());
     assert!(a["retain_until"].as_str().unwrap().ends_with('Z'));
     assert_eq!(anchor_records(&w), 1);
-    let v = s3_verify(&w, &m, &[]);
+    let v = s3_verify(&w, &m, "s3://anchors/prod", &[]);
     assert_eq!(code(&v), 0, "{}", stdout(&v));
 
     // COMPLIANCE: deleting the version is refused with the S3 error code.
@@ -315,10 +332,10 @@ fn s3_compliance_anchor_cannot_be_deleted_and_survives_a_delete_marker() {
         "print(s3.delete_object(Bucket='anchors', Key='{key}').get('DeleteMarker'))"
     ));
     assert_eq!(marker, "True");
-    let v = s3_verify(&w, &m, &[]);
+    let v = s3_verify(&w, &m, "s3://anchors/prod", &[]);
     assert_eq!(code(&v), 0, "the version is still there: {}", stdout(&v));
     assert_eq!(
-        json(&v)["anchors"][0]["found"]["version_id"],
+        one(&v)["anchors"][0]["found"]["version_id"],
         version.as_str()
     );
 }
@@ -389,9 +406,9 @@ fn s3_verify_detects_a_replaced_object() {
         "s3.delete_object(Bucket='replace', Key='{key}', VersionId='{version}', BypassGovernanceRetention=True)\n\
          s3.put_object(Bucket='replace', Key='{key}', Body=b'forged', ChecksumSHA256=base64.b64encode(hashlib.sha256(b'forged').digest()).decode())"
     ));
-    let v = s3_verify(&w, &m, &[]);
+    let v = s3_verify(&w, &m, "s3://replace/a", &[]);
     assert_eq!(code(&v), 1, "{}", stdout(&v));
-    let r = reasons(&json(&v));
+    let r = reasons(&one(&v));
     assert!(r.contains(&"anchor_missing".to_owned()), "{r:?}");
     assert!(
         r.contains(&"bad_anchor_note".to_owned()),
@@ -421,9 +438,9 @@ fn s3_verify_detects_a_weaker_or_shorter_lock() {
         "until = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=1)\n\
          s3.put_object_retention(Bucket='weaken', Key='{key}', VersionId='{version}', Retention={{'Mode': 'GOVERNANCE', 'RetainUntilDate': until}}, BypassGovernanceRetention=True)"
     ));
-    let v = s3_verify(&w, &m, &[]);
+    let v = s3_verify(&w, &m, "s3://weaken", &[]);
     assert_eq!(code(&v), 1, "{}", stdout(&v));
-    assert_eq!(reasons(&json(&v)), ["retention_shortened"]);
+    assert_eq!(reasons(&one(&v)), ["retention_shortened"]);
 
     // moto (unlike AWS) lets a COMPLIANCE lock be changed to GOVERNANCE;
     // verify must notice a weaker mode.
@@ -443,9 +460,9 @@ fn s3_verify_detects_a_weaker_or_shorter_lock() {
         changed, "OK",
         "moto lets COMPLIANCE be weakened (AWS would not)"
     );
-    let v = s3_verify(&w, &m, &[]);
+    let v = s3_verify(&w, &m, "s3://weaken", &[]);
     assert_eq!(code(&v), 1);
-    let r = reasons(&json(&v));
+    let r = reasons(&one(&v));
     assert!(r.contains(&"lock_weakened".to_owned()), "{r:?}");
 }
 
@@ -459,15 +476,15 @@ fn s3_verify_detects_truncation_and_rewrite_after_anchoring() {
     assert_eq!(code(&s3_anchor(&w, &m, t, &["--retain-days", "1"])), 0);
     w.append(2);
     assert_eq!(code(&s3_anchor(&w, &m, t, &["--retain-days", "1"])), 0);
-    assert_eq!(code(&s3_verify(&w, &m, &[])), 0);
+    assert_eq!(code(&s3_verify(&w, &m, t, &[])), 0);
     let original = std::fs::read(&w.log).unwrap();
 
     // Truncated below the second anchor: its record is gone, the bucket
     // listing still has its checkpoint.
     w.truncate_to(6);
-    let v = s3_verify(&w, &m, &[]);
+    let v = s3_verify(&w, &m, t, &[]);
     assert_eq!(code(&v), 1, "{}", stdout(&v));
-    assert!(reasons(&json(&v)).contains(&"log:truncated".to_owned()));
+    assert!(reasons(&one(&v)).contains(&"log:truncated".to_owned()));
 
     // Rewritten with the key: same origin, different records.
     std::fs::remove_file(&w.log).unwrap();
@@ -482,13 +499,13 @@ fn s3_verify_detects_truncation_and_rewrite_after_anchoring() {
         assert_eq!(code(&o), 0);
     }
     w.checkpoint();
-    let v = s3_verify(&w, &m, &["--from", t]);
+    let v = s3_verify(&w, &m, t, &[]);
     assert_eq!(code(&v), 1, "{}", stdout(&v));
-    assert!(reasons(&json(&v)).contains(&"log:fork".to_owned()));
+    assert!(reasons(&one(&v)).contains(&"log:fork".to_owned()));
 
     // The original log still verifies.
     std::fs::write(&w.log, original).unwrap();
-    assert_eq!(code(&s3_verify(&w, &m, &["--from", t])), 0);
+    assert_eq!(code(&s3_verify(&w, &m, t, &[])), 0);
 }
 
 #[test]
@@ -606,7 +623,8 @@ fn s3_errors_are_clear_exit_2_and_record_nothing() {
     assert_eq!(out["anchors"].as_array().unwrap().len(), 1);
     assert_eq!(out["failures"].as_array().unwrap().len(), 1);
     assert_eq!(anchor_records(&w), 1);
-    let rec: serde_json::Value = serde_json::from_str(w.lines().last().unwrap()).unwrap();
+    let line = w.lines()[w.kinds().iter().position(|k| k == "anchor").unwrap()].clone();
+    let rec: serde_json::Value = serde_json::from_str(&line).unwrap();
     assert_eq!(rec["body"]["anchors"].as_array().unwrap().len(), 1);
     assert_eq!(rec["body"]["anchors"][0]["bucket"], "ok-bucket");
 }
@@ -644,16 +662,30 @@ fn tsa_anchor_is_verified_before_recording_and_checked_by_verify() {
     assert!(a["signer"].as_str().unwrap().contains("Anchor Test TSA"));
     assert_eq!(anchor_records(&w), 1);
 
+    // A time-stamp token is checked offline; with no storage target of
+    // the auditor's to list, truncation after the last anchor record
+    // cannot be detected: incomplete, never consistent.
     let v = w.verify(&["--tsa-ca", Work::s(&tsa.roots)]);
-    assert_eq!(code(&v), 0, "{}", stdout(&v));
-    let report = json(&v);
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    let report = one(&v);
     assert_eq!(report["anchors"][0]["type"], "tsa");
+    assert_eq!(report["anchors"][0]["status"], "verified");
     assert_eq!(report["anchors"][0]["found"]["gen_time"], a["gen_time"]);
-    // Without roots the token is not checked: exit 2, never 0.
+    assert_eq!(report["verdict"], "incomplete");
+    assert_eq!(report["truncation_checked"], false);
+    // Without roots the token is not checked.
     let v = w.verify(&[]);
-    assert_eq!(code(&v), 2, "{}", stdout(&v));
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    assert_eq!(one(&v)["anchors"][0]["status"], "not_checked");
+    assert_eq!(one(&v)["anchors"][0]["reason"], "no_tsa_roots");
     // With other roots it is rejected.
     let v = w.verify(&["--tsa-ca", Work::s(&tsa.other_roots)]);
     assert_eq!(code(&v), 1, "{}", stdout(&v));
-    assert_eq!(json(&v)["anchors"][0]["status"], "rejected");
+    assert_eq!(one(&v)["anchors"][0]["status"], "rejected");
+    // Anchored to a directory of the auditor's as well: consistent.
+    let (_d, t) = dir_target(&w);
+    assert_eq!(code(&w.anchor(&["--to", &t])), 0);
+    let v = w.verify(&["--tsa-ca", Work::s(&tsa.roots), "--from", &t]);
+    assert_eq!(code(&v), 0, "{}", stdout(&v));
+    assert_eq!(one(&v)["verdict"], "consistent");
 }

@@ -1073,8 +1073,8 @@ fn duplicate_pub_of_the_same_key_accepts_genuine_evidence_everywhere() {
             ],
             vec!["verify-proof", "p", "--record", "rec"],
             vec!["verify-consistency", "c", "--old", "old.cp"],
-            vec!["receipt", "verify", "r.json"],
-            vec!["anchor", "verify", "log.jsonl"],
+            vec!["receipt", "verify", "r.json", "--online", "--from", &target],
+            vec!["anchor", "verify", "log.jsonl", "--from", &target],
         ];
         for cmd in cmds {
             let mut a = cmd.clone();
@@ -1626,9 +1626,9 @@ fn a_dir_anchor_outside_its_directory_and_unknown_anchor_members_are_rejected() 
     w.append("a.jsonl", "ka", 3);
     w.ok(&["anchor", "a.jsonl", "--key", "ka", "--to", &target]);
     w.ok(&["receipt", "a.jsonl", "--seq", "1", "--out", "r.json"]);
-    // A receipt whose anchor target carries a member vouch never writes.
+    // A receipt whose anchor carries a member vouch never writes.
     let mut r: Value = serde_json::from_str(&w.read("r.json")).unwrap();
-    r["anchors"][0]["target"]["verified_online"] = json!(true);
+    r["anchors"][0]["verified_online"] = json!(true);
     w.write("r2.json", serde_json::to_vec(&r).unwrap());
     let o = w.run(&[
         "receipt", "verify", "r2.json", "--pub", "ka.pub", "--format", "json",

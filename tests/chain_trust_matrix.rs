@@ -489,7 +489,7 @@ fn anchor_records_signed_by_a_rotated_in_key_are_judged_like_the_log() {
     let target = format!("dir:{}", d.display());
     f.w.ok(&["anchor", "a.jsonl", "--key", "k3", "--to", &target]);
     let (c, v, o) = f.w.verify_json(&["a.jsonl", "--pub", "fleet.pub"]);
-    // Valid up to the anchor record, which follows the last checkpoint.
+    // Valid: the anchor record is covered by the checkpoint after it.
     assert_eq!(c, 0, "{}", both(&o));
     assert_eq!(row(&v, A)["failure"], Value::Null, "{}", both(&o));
     let o = f.w.run(&[
@@ -498,6 +498,8 @@ fn anchor_records_signed_by_a_rotated_in_key_are_judged_like_the_log() {
         "a.jsonl",
         "--pub",
         "fleet.pub",
+        "--from",
+        &target,
         "--format",
         "json",
     ]);
@@ -509,6 +511,6 @@ fn anchor_records_signed_by_a_rotated_in_key_are_judged_like_the_log() {
     assert_eq!(code(&o), 0, "{}", both(&o));
     // With every key of A given, still accepted.
     let o =
-        f.w.run(&["anchor", "verify", "a.jsonl", "--pub", "fleet-all.pub"]);
+        f.w.run(&["anchor", "verify", "a.jsonl", "--pub", "fleet-all.pub", "--from", &target]);
     assert_eq!(code(&o), 0, "{}", both(&o));
 }

@@ -183,10 +183,12 @@ pub struct DirObject {
     pub immutable: bool,
 }
 
-/// Reads the anchored file back. A missing file is `Ok(None)`.
-pub fn fetch(anchor: &DirAnchor) -> Result<Option<DirObject>> {
-    let path = Path::new(&anchor.dir).join(&anchor.file);
-    read_object(&path)
+/// Reads `file` (a confined relative path, [`DirAnchor::confined`]) below
+/// the auditor's directory `base`. A missing file is `Ok(None)`.
+///
+/// [`DirAnchor::confined`]: super::record::DirAnchor::confined
+pub fn fetch_at(base: &Path, file: &str) -> Result<Option<DirObject>> {
+    read_object(&base.join(file))
 }
 
 fn read_object(path: &Path) -> Result<Option<DirObject>> {
@@ -206,9 +208,20 @@ fn read_object(path: &Path) -> Result<Option<DirObject>> {
     }))
 }
 
-/// Every checkpoint file of `origin` below `dir` (for `--from dir:`), in
-/// name order.
-pub fn list(dir: &Path, origin: &str) -> Result<Vec<DirObject>> {
+/// One entry of a [`list`]ing: the object, or why this entry cannot be a
+/// note vouch wrote (`Bad`), or why it could not be read (`Error`).
+#[derive(Debug)]
+pub enum ListedEntry {
+    Object(DirObject),
+    Bad { path: PathBuf, problem: String },
+    Error { path: PathBuf, error: Error },
+}
+
+/// Every `*.note` entry of `origin`'s folder below `dir`, in name order.
+/// An entry that is not a regular file or is too large is reported as
+/// `Bad` and the listing goes on; only a folder that cannot be read at all
+/// is an error.
+pub fn list(dir: &Path, origin: &str) -> Result<Vec<ListedEntry>> {
     let folder = dir.join(origin_folder(origin));
     let entries = match std::fs::read_dir(&folder) {
         Ok(e) => e,
@@ -227,9 +240,17 @@ pub fn list(dir: &Path, origin: &str) -> Result<Vec<DirObject>> {
     names.sort();
     let mut out = Vec::new();
     for path in names {
-        if let Some(obj) = read_object(&path)? {
-            out.push(obj);
-        }
+        out.push(match read_object(&path) {
+            Ok(Some(obj)) => ListedEntry::Object(obj),
+            Ok(None) => continue,
+            Err(e @ (Error::AnchorTarget { .. } | Error::TooLarge { .. } | Error::NotARegularFile { .. })) => {
+                ListedEntry::Bad {
+                    path,
+                    problem: e.to_string(),
+                }
+            }
+            Err(error) => ListedEntry::Error { path, error },
+        });
     }
     Ok(out)
 }

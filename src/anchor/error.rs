@@ -14,6 +14,8 @@ pub enum AnchorError {
     OtherLog { origin: String },
     #[error("the anchored note is not a checkpoint of this log signed by a trusted key")]
     BadNote,
+    #[error("a listed entry is not a note vouch could have written: {problem}")]
+    BadListedObject { problem: String },
     #[error("the anchored object is gone from the target")]
     Missing,
     #[error("the object's bytes (sha256 {found}) are not the anchored note (sha256 {expected})")]
@@ -52,6 +54,7 @@ impl AnchorError {
             AnchorError::BadRecord | AnchorError::RecordMismatch => "bad_anchor_record",
             AnchorError::OtherLog { .. } => "anchor_other_log",
             AnchorError::BadNote => "bad_anchor_note",
+            AnchorError::BadListedObject { .. } => "bad_listed_object",
             AnchorError::Missing => "anchor_missing",
             AnchorError::Replaced { .. } => "anchor_replaced",
             AnchorError::ChecksumMismatch { .. } => "checksum_mismatch",

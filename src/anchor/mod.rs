@@ -24,17 +24,19 @@
 //! Network code lives in [`s3`] (behind the `s3` cargo feature, with its
 //! own tokio runtime); nothing else in the crate is async.
 
+pub mod check;
 pub mod dir;
 pub mod error;
 pub mod record;
 #[cfg(feature = "s3")]
 pub mod s3;
+pub mod state;
 pub mod timestamp;
 pub mod verify;
 
 use crate::chain::record::KIND_CHECKPOINT;
 use crate::chain::verify::VerifyOptions;
-use crate::chain::writer::{self, LockedLog};
+use crate::chain::writer;
 use crate::note::{SignerKey, checkpoint::Checkpoint};
 use crate::{Error, Result};
 use record::{AnchorBody, AnchorEntry, KIND_ANCHOR};
@@ -216,6 +218,8 @@ pub struct AnchorOutcome {
     pub anchors: Vec<AnchorEntry>,
     /// The seq of the appended `anchor` record (None when every target failed).
     pub record_seq: Option<u64>,
+    /// The seq of the checkpoint record that covers the anchor record.
+    pub covering_seq: Option<u64>,
     /// Targets that failed; nothing about them was recorded.
     pub failures: Vec<TargetFailure>,
 }
@@ -237,6 +241,8 @@ pub struct AnchorOutcomeReport {
     pub root: String,
     pub checkpoint_seq: Option<u64>,
     pub anchor_record_seq: Option<u64>,
+    /// The checkpoint record appended after the anchor record, covering it.
+    pub covering_checkpoint_seq: Option<u64>,
     pub anchors: Vec<AnchorEntry>,
     pub failures: Vec<TargetFailureReport>,
     pub exit_code: u8,
@@ -258,6 +264,7 @@ impl From<&AnchorOutcome> for AnchorOutcomeReport {
             root: crate::hex::encode(&o.checkpoint.root),
             checkpoint_seq: o.checkpoint_seq,
             anchor_record_seq: o.record_seq,
+            covering_checkpoint_seq: o.covering_seq,
             anchors: o.anchors.clone(),
             failures: o
                 .failures
@@ -347,6 +354,7 @@ pub fn anchor(
             }),
         }
     }
+    let mut covering_seq = None;
     let record_seq = if anchors.is_empty() {
         None
     } else {
@@ -355,8 +363,11 @@ pub fn anchor(
             what: "the anchor record",
             source,
         })?;
-        let mut log = LockedLog::open(path, key.name())?;
-        Some(log.append_reserved(&[(KIND_ANCHOR, &value)])?[0].seq)
+        // The anchor record is covered by a new checkpoint at once, so a
+        // receipt can prove it is part of the log (docs/FORMAT.md §9).
+        let covered = writer::append_covered(path, key, &[(KIND_ANCHOR, &value)])?;
+        covering_seq = covered.checkpoint.record_seq;
+        Some(covered.appended[0].seq)
     };
     Ok(AnchorOutcome {
         checkpoint,
@@ -364,6 +375,7 @@ pub fn anchor(
         checkpoint_seq,
         anchors,
         record_seq,
+        covering_seq,
         failures,
     })
 }

@@ -185,6 +185,10 @@ pub struct LogScan {
     pub records: u64,
     /// (seq, note) of the last checkpoint or key rotation record.
     pub last_checkpoint: Option<(u64, String)>,
+    /// (seq, SHA-256 hex of the note) of every checkpoint or key rotation
+    /// record, in order (the verifier compared each one's root with the
+    /// tree).
+    pub checkpoints: Vec<(u64, String)>,
     /// Every `anchor` record.
     pub anchors: Vec<FoundAnchor>,
     /// The origin of the first record.
@@ -198,6 +202,7 @@ pub struct LogScan {
 pub fn scan_log(path: &Path) -> Result<LogScan> {
     use crate::chain::{read, record::KIND_CHECKPOINT, record::KIND_KEY_ROTATION};
     let mut last_checkpoint = None;
+    let mut checkpoints = Vec::new();
     let mut anchors = Vec::new();
     let report = read::read_log(path, &crate::chain::VerifyOptions::default(), &mut |r| {
         if r.kind == KIND_CHECKPOINT.as_bytes() || r.kind == KIND_KEY_ROTATION.as_bytes() {
@@ -205,6 +210,7 @@ pub fn scan_log(path: &Path) -> Result<LogScan> {
                 .ok()
                 .and_then(|v| v.get("note")?.as_str().map(str::to_owned));
             if let Some(note) = note {
+                checkpoints.push((r.seq, sha256_hex(note.as_bytes())));
                 last_checkpoint = Some((r.seq, note));
             }
         } else if r.kind == KIND_ANCHOR.as_bytes() {
@@ -219,6 +225,7 @@ pub fn scan_log(path: &Path) -> Result<LogScan> {
         origin: report.origin.clone(),
         report,
         last_checkpoint,
+        checkpoints,
         anchors,
     })
 }

@@ -11,7 +11,7 @@
 //! returns no version id or no lock is refused, and nothing is recorded.
 
 use super::error::AnchorError;
-use super::record::{AnchorBody, S3Anchor};
+use super::record::S3Anchor;
 use super::{LockMode, S3Connection, S3LockOptions, dir};
 use crate::note::checkpoint::Checkpoint;
 use crate::{Error, Result};
@@ -29,8 +29,9 @@ use std::time::Duration;
 
 pub use super::DoctorCheck;
 
-/// Most object versions read when listing a prefix.
-const MAX_LISTED: usize = 10_000;
+/// Most object versions of one origin kept in memory when listing (about
+/// 200 bytes each; hourly anchors for 28 years).
+pub const MAX_LISTED: usize = 250_000;
 /// Largest anchored object read back.
 const MAX_OBJECT: usize = 1 << 20;
 /// A retry reuses an existing version whose retention ends at most this
@@ -276,11 +277,19 @@ pub fn put(
     })
 }
 
-fn connection_for(anchor: &S3Anchor, over: &S3Connection) -> S3Connection {
-    S3Connection {
-        endpoint: over.endpoint.clone().or_else(|| anchor.endpoint.clone()),
-        region: over.region.clone().or_else(|| Some(anchor.region.clone())),
-    }
+/// The region to sign with: the auditor's, else the recorded one when it
+/// has the form of a region name (it only selects AWS's regional host and
+/// the signing scope; the endpoint never comes from a record), else the
+/// environment's.
+fn region_for(anchor: &S3Anchor, over: &S3Connection) -> Option<String> {
+    over.region.clone().or_else(|| {
+        let r = &anchor.region;
+        (!r.is_empty()
+            && r.len() <= 32
+            && r.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'))
+        .then(|| r.clone())
+    })
 }
 
 async fn read_body(target: &str, body: ByteStream) -> Result<Vec<u8>> {
@@ -302,170 +311,341 @@ async fn read_body(target: &str, body: ByteStream) -> Result<Vec<u8>> {
     Ok(bytes.to_vec())
 }
 
-/// GETs and HEADs the anchored version and compares it with the record.
-pub fn fetch_and_compare(
-    anchor: &S3Anchor,
-    body: &AnchorBody,
-    over: &S3Connection,
-    found: &mut Vec<(&'static str, String)>,
-) -> Result<Result<Vec<u8>, AnchorError>> {
-    let conn = connection_for(anchor, over);
-    let target = format!("s3://{}/{}", anchor.bucket, anchor.key);
-    runtime()?.block_on(async {
-        let (client, _) = client(&conn).await;
-        let got = client
-            .get_object()
-            .bucket(&anchor.bucket)
-            .key(&anchor.key)
-            .set_version_id(anchor.version_id.clone())
-            .checksum_mode(ChecksumMode::Enabled)
-            .send()
-            .await;
-        let got = match got {
-            Ok(g) => g,
-            Err(e) if is_not_found(&e) => return Ok(Err(AnchorError::Missing)),
-            Err(e) => return Err(remote(&target, "GetObject", e)),
-        };
-        let bytes = read_body(&target, got.body).await?;
-        let head = match client
-            .head_object()
-            .bucket(&anchor.bucket)
-            .key(&anchor.key)
-            .set_version_id(anchor.version_id.clone())
-            .checksum_mode(ChecksumMode::Enabled)
-            .send()
-            .await
-        {
-            Ok(h) => h,
-            Err(e) if is_not_found(&e) => return Ok(Err(AnchorError::Missing)),
-            Err(e) => return Err(remote(&target, "HeadObject", e)),
-        };
-        let mode = head.object_lock_mode().map(|m| m.as_str().to_owned());
-        let until = head.object_lock_retain_until_date().copied();
-        let hold = head.object_lock_legal_hold_status() == Some(&ObjectLockLegalHoldStatus::On);
-        found.push(("lock_mode", mode.clone().unwrap_or_else(|| "none".into())));
-        found.push((
-            "retain_until",
-            until.as_ref().map(rfc3339).unwrap_or_else(|| "none".into()),
-        ));
-        found.push(("legal_hold", hold.to_string()));
-        if let Some(v) = head.version_id() {
-            found.push(("version_id", v.to_owned()));
-        }
-        if bytes != body.note.as_bytes() {
-            return Ok(Err(AnchorError::Replaced {
-                expected: body.note_sha256.clone(),
-                found: super::record::sha256_hex(&bytes),
-            }));
-        }
-        let found_sum = head.checksum_sha256().map(str::to_owned);
-        if let (Some(r), Some(f)) = (&anchor.checksum_sha256, &found_sum)
-            && r != f
-        {
-            return Ok(Err(AnchorError::ChecksumMismatch {
-                recorded: anchor.checksum_sha256.clone(),
-                found: found_sum,
-            }));
-        }
-        let recorded_mode = LockMode::parse(&anchor.lock_mode);
-        let found_mode = mode.as_deref().and_then(LockMode::parse);
-        if found_mode < recorded_mode {
-            return Ok(Err(AnchorError::LockWeakened {
-                recorded: anchor.lock_mode.clone(),
-                found: mode,
-            }));
-        }
-        // An unreadable recorded date counts as "later than any": shortened.
-        let recorded_until = crate::time::Timestamp::parse_rfc3339(&anchor.retain_until)
-            .map_or(i64::MAX, |t| t.unix);
-        if until.is_none_or(|d| d.secs() < recorded_until) {
-            return Ok(Err(AnchorError::RetentionShortened {
-                recorded: anchor.retain_until.clone(),
-                found: until.as_ref().map(rfc3339),
-            }));
-        }
-        if anchor.legal_hold && !hold {
-            return Ok(Err(AnchorError::LegalHoldRemoved));
-        }
-        Ok(Ok(bytes))
-    })
+/// What a HEAD of an anchored version says about its lock.
+struct Head {
+    version_id: Option<String>,
+    mode: Option<String>,
+    until: Option<DateTime>,
+    hold: bool,
+    checksum: Option<String>,
 }
 
-/// An object version found by [`list`].
-#[derive(Debug, Clone)]
-pub struct ListedObject {
+/// One connection to the auditor's S3 endpoint (from the auditor's
+/// arguments or environment; never from a record), reused for every
+/// request of a run.
+pub struct Session {
+    rt: tokio::runtime::Runtime,
+    conn: S3Connection,
+    clients: std::cell::RefCell<Vec<(Option<String>, Client)>>,
+}
+
+/// An object version found by [`Session::list_versions`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedVersion {
     pub key: String,
     pub version_id: String,
-    pub bytes: Vec<u8>,
+    /// The size the listing reports.
+    pub size: Option<i64>,
 }
 
-/// Every version of every checkpoint object of `origin` under
-/// `s3://bucket/prefix` (delete markers skipped).
-pub fn list(
-    conn: &S3Connection,
-    bucket: &str,
-    prefix: &str,
-    origin: &str,
-) -> Result<Vec<ListedObject>> {
-    let folder = format!("{prefix}{}/", dir::origin_folder(origin));
-    let target = format!("s3://{bucket}/{folder}");
-    runtime()?.block_on(async {
-        let (client, _) = client(conn).await;
-        let mut versions = Vec::new();
-        let (mut key_marker, mut version_marker) = (None::<String>, None::<String>);
-        loop {
-            let page = client
-                .list_object_versions()
-                .bucket(bucket)
-                .prefix(&folder)
-                .set_key_marker(key_marker.clone())
-                .set_version_id_marker(version_marker.clone())
-                .send()
-                .await
-                .map_err(|e| remote(&target, "ListObjectVersions", e))?;
-            for v in page.versions() {
-                if let (Some(k), Some(id)) = (v.key(), v.version_id())
-                    && k.ends_with(".note")
-                {
-                    versions.push((k.to_owned(), id.to_owned()));
-                }
-            }
-            if versions.len() > MAX_LISTED {
-                return Err(Error::Remote {
-                    target: target.clone(),
-                    operation: "ListObjectVersions",
-                    code: None,
-                    message: format!("more than {MAX_LISTED} versions"),
-                });
-            }
-            if page.is_truncated() != Some(true) {
-                break;
-            }
-            key_marker = page.next_key_marker().map(str::to_owned);
-            version_marker = page.next_version_id_marker().map(str::to_owned);
-            if key_marker.is_none() {
-                break;
-            }
+impl Session {
+    /// A session for `conn`: its endpoint and region are the auditor's.
+    pub fn new(conn: &S3Connection) -> Result<Session> {
+        Ok(Session {
+            rt: runtime()?,
+            conn: conn.clone(),
+            clients: std::cell::RefCell::new(Vec::new()),
+        })
+    }
+
+    fn client(&self, region: Option<String>) -> Client {
+        if let Some((_, c)) = self.clients.borrow().iter().find(|(r, _)| *r == region) {
+            return c.clone();
         }
-        let mut out = Vec::new();
-        for (key, version_id) in versions {
+        let conn = S3Connection {
+            endpoint: self.conn.endpoint.clone(),
+            region: region.clone(),
+        };
+        let (c, _) = self.rt.block_on(client(&conn));
+        self.clients.borrow_mut().push((region, c.clone()));
+        c
+    }
+
+    /// GETs and HEADs the anchored version and compares it with the
+    /// record and with `note`. Outer error: could not look; inner error:
+    /// rejected.
+    pub fn fetch_and_compare(
+        &self,
+        anchor: &S3Anchor,
+        note: &[u8],
+        found: &mut Vec<(&'static str, String)>,
+    ) -> Result<Result<Vec<u8>, AnchorError>> {
+        let client = self.client(region_for(anchor, &self.conn));
+        let target = format!("s3://{}/{}", anchor.bucket, anchor.key);
+        self.rt.block_on(async {
+            let got = client
+                .get_object()
+                .bucket(&anchor.bucket)
+                .key(&anchor.key)
+                .set_version_id(anchor.version_id.clone())
+                .checksum_mode(ChecksumMode::Enabled)
+                .send()
+                .await;
+            let got = match got {
+                Ok(g) => g,
+                Err(e) if is_not_found(&e) => return Ok(Err(AnchorError::Missing)),
+                Err(e) => return Err(remote(&target, "GetObject", e)),
+            };
+            let bytes = match read_body(&target, got.body).await {
+                Ok(b) => b,
+                Err(Error::Remote { message, .. }) if message.starts_with("object larger") => {
+                    return Ok(Err(AnchorError::Replaced {
+                        expected: super::record::sha256_hex(note),
+                        found: format!("(an object over {MAX_OBJECT} bytes)"),
+                    }));
+                }
+                Err(e) => return Err(e),
+            };
+            let head = match head(&client, &target, anchor).await? {
+                Some(h) => h,
+                None => return Ok(Err(AnchorError::Missing)),
+            };
+            if bytes != note {
+                return Ok(Err(AnchorError::Replaced {
+                    expected: super::record::sha256_hex(note),
+                    found: super::record::sha256_hex(&bytes),
+                }));
+            }
+            Ok(compare_head(anchor, &head, &sha256_b64(note), found).map(|()| bytes))
+        })
+    }
+
+    /// HEADs the anchored version only (an incremental run's check of an
+    /// anchor whose bytes were verified before): it must still exist, with
+    /// a server checksum that is the SHA-256 of `note` (so its bytes are
+    /// the note's: a version's content cannot change) and a lock at least
+    /// as strong as recorded. `Ok(None)`: the server sent no checksum, so
+    /// only a full fetch can tell.
+    pub fn head_and_compare(
+        &self,
+        anchor: &S3Anchor,
+        note: &[u8],
+        found: &mut Vec<(&'static str, String)>,
+    ) -> Result<Option<Result<(), AnchorError>>> {
+        let client = self.client(region_for(anchor, &self.conn));
+        let target = format!("s3://{}/{}", anchor.bucket, anchor.key);
+        self.rt.block_on(async {
+            let Some(head) = head(&client, &target, anchor).await? else {
+                return Ok(Some(Err(AnchorError::Missing)));
+            };
+            if head.checksum.is_none() {
+                return Ok(None);
+            }
+            Ok(Some(compare_head(anchor, &head, &sha256_b64(note), found)))
+        })
+    }
+
+    /// Every version of every object whose key ends in `.note` under the
+    /// origin's folder of `s3://bucket/prefix`, following the listing's
+    /// pagination to the end (delete markers skipped). At most
+    /// [`MAX_LISTED`] versions are kept in memory; beyond that the listing
+    /// is an error rather than silently cut short.
+    pub fn list_versions(
+        &self,
+        bucket: &str,
+        prefix: &str,
+        origin: &str,
+        page_size: Option<i32>,
+    ) -> Result<Vec<ListedVersion>> {
+        let folder = format!("{prefix}{}/", dir::origin_folder(origin));
+        let target = format!("s3://{bucket}/{folder}");
+        let client = self.client(self.conn.region.clone());
+        self.rt.block_on(async {
+            let mut versions = Vec::new();
+            let (mut key_marker, mut version_marker) = (None::<String>, None::<String>);
+            loop {
+                let page = client
+                    .list_object_versions()
+                    .bucket(bucket)
+                    .prefix(&folder)
+                    .set_max_keys(page_size)
+                    .set_key_marker(key_marker.clone())
+                    .set_version_id_marker(version_marker.clone())
+                    .send()
+                    .await
+                    .map_err(|e| remote(&target, "ListObjectVersions", e))?;
+                for v in page.versions() {
+                    if let (Some(k), Some(id)) = (v.key(), v.version_id())
+                        && k.ends_with(".note")
+                    {
+                        versions.push(ListedVersion {
+                            key: k.to_owned(),
+                            version_id: id.to_owned(),
+                            size: v.size(),
+                        });
+                    }
+                }
+                if versions.len() > MAX_LISTED {
+                    return Err(Error::Remote {
+                        target: target.clone(),
+                        operation: "ListObjectVersions",
+                        code: None,
+                        message: format!("more than {MAX_LISTED} versions under one origin"),
+                    });
+                }
+                if page.is_truncated() != Some(true) {
+                    break;
+                }
+                let next = (
+                    page.next_key_marker().map(str::to_owned),
+                    page.next_version_id_marker().map(str::to_owned),
+                );
+                // A server that says "truncated" without moving on would
+                // loop forever: that is an error, not the end.
+                if next.0.is_none() || next == (key_marker.clone(), version_marker.clone()) {
+                    return Err(Error::Remote {
+                        target: target.clone(),
+                        operation: "ListObjectVersions",
+                        code: None,
+                        message: "a truncated listing without a next marker".into(),
+                    });
+                }
+                (key_marker, version_marker) = next;
+            }
+            Ok(versions)
+        })
+    }
+
+    /// GETs one listed version. `Ok(Err(why))`: the entry is not a note
+    /// vouch could have written (too large); `Ok(Ok(None))`: gone.
+    pub fn get_version(
+        &self,
+        bucket: &str,
+        v: &ListedVersion,
+    ) -> Result<Result<Option<Vec<u8>>, String>> {
+        if v.size.is_some_and(|s| s > MAX_OBJECT as i64) {
+            return Ok(Err(format!("an object of {} bytes, over {MAX_OBJECT}", v.size.unwrap_or(0))));
+        }
+        let client = self.client(self.conn.region.clone());
+        let target = format!("s3://{bucket}/{}", v.key);
+        self.rt.block_on(async {
             let got = client
                 .get_object()
                 .bucket(bucket)
-                .key(&key)
-                .version_id(&version_id)
+                .key(&v.key)
+                .version_id(&v.version_id)
+                .send()
+                .await;
+            let got = match got {
+                Ok(g) => g,
+                Err(e) if is_not_found(&e) => return Ok(Ok(None)),
+                Err(e) => return Err(remote(&target, "GetObject", e)),
+            };
+            match read_body(&target, got.body).await {
+                Ok(b) => Ok(Ok(Some(b))),
+                Err(Error::Remote { message, .. }) if message.starts_with("object larger") => {
+                    Ok(Err(format!("an object over {MAX_OBJECT} bytes")))
+                }
+                Err(e) => Err(e),
+            }
+        })
+    }
+
+    /// HEADs one listed version: whether it still exists with a server
+    /// checksum equal to `sha256_b64` (None: the server sent none).
+    pub fn head_version(
+        &self,
+        bucket: &str,
+        v: &ListedVersion,
+        note: &[u8],
+    ) -> Result<Option<bool>> {
+        let client = self.client(self.conn.region.clone());
+        let target = format!("s3://{bucket}/{}", v.key);
+        self.rt.block_on(async {
+            match client
+                .head_object()
+                .bucket(bucket)
+                .key(&v.key)
+                .version_id(&v.version_id)
+                .checksum_mode(ChecksumMode::Enabled)
                 .send()
                 .await
-                .map_err(|e| remote(&target, "GetObject", e))?;
-            let bytes = read_body(&target, got.body).await?;
-            out.push(ListedObject {
-                key,
-                version_id,
-                bytes,
+            {
+                Ok(h) => Ok(h.checksum_sha256().map(|c| c == sha256_b64(note))),
+                Err(e) if is_not_found(&e) => Ok(Some(false)),
+                Err(e) => Err(remote(&target, "HeadObject", e)),
+            }
+        })
+    }
+}
+
+async fn head(client: &Client, target: &str, anchor: &S3Anchor) -> Result<Option<Head>> {
+    match client
+        .head_object()
+        .bucket(&anchor.bucket)
+        .key(&anchor.key)
+        .set_version_id(anchor.version_id.clone())
+        .checksum_mode(ChecksumMode::Enabled)
+        .send()
+        .await
+    {
+        Ok(h) => Ok(Some(Head {
+            version_id: h.version_id().map(str::to_owned),
+            mode: h.object_lock_mode().map(|m| m.as_str().to_owned()),
+            until: h.object_lock_retain_until_date().copied(),
+            hold: h.object_lock_legal_hold_status() == Some(&ObjectLockLegalHoldStatus::On),
+            checksum: h.checksum_sha256().map(str::to_owned),
+        })),
+        Err(e) if is_not_found(&e) => Ok(None),
+        Err(e) => Err(remote(target, "HeadObject", e)),
+    }
+}
+
+/// The lock the server reports against the recorded one, and its checksum
+/// against the recorded one and the note's.
+fn compare_head(
+    anchor: &S3Anchor,
+    head: &Head,
+    note_sha256_b64: &str,
+    found: &mut Vec<(&'static str, String)>,
+) -> Result<(), AnchorError> {
+    found.push((
+        "lock_mode",
+        head.mode.clone().unwrap_or_else(|| "none".into()),
+    ));
+    found.push((
+        "retain_until",
+        head.until.as_ref().map(rfc3339).unwrap_or_else(|| "none".into()),
+    ));
+    found.push(("legal_hold", head.hold.to_string()));
+    if let Some(v) = &head.version_id {
+        found.push(("version_id", v.clone()));
+    }
+    if let Some(c) = &head.checksum {
+        if Some(c) != anchor.checksum_sha256.as_ref() && anchor.checksum_sha256.is_some() {
+            return Err(AnchorError::ChecksumMismatch {
+                recorded: anchor.checksum_sha256.clone(),
+                found: head.checksum.clone(),
             });
         }
-        Ok(out)
-    })
+        if c != note_sha256_b64 {
+            return Err(AnchorError::Replaced {
+                expected: note_sha256_b64.to_owned(),
+                found: c.clone(),
+            });
+        }
+    }
+    let recorded_mode = LockMode::parse(&anchor.lock_mode);
+    let found_mode = head.mode.as_deref().and_then(LockMode::parse);
+    if found_mode < recorded_mode {
+        return Err(AnchorError::LockWeakened {
+            recorded: anchor.lock_mode.clone(),
+            found: head.mode.clone(),
+        });
+    }
+    // An unreadable recorded date counts as "later than any": shortened.
+    let recorded_until =
+        crate::time::Timestamp::parse_rfc3339(&anchor.retain_until).map_or(i64::MAX, |t| t.unix);
+    if head.until.is_none_or(|d| d.secs() < recorded_until) {
+        return Err(AnchorError::RetentionShortened {
+            recorded: anchor.retain_until.clone(),
+            found: head.until.as_ref().map(rfc3339),
+        });
+    }
+    if anchor.legal_hold && !head.hold {
+        return Err(AnchorError::LegalHoldRemoved);
+    }
+    Ok(())
 }
 
 /// Preflight for a bucket: versioning and Object Lock enabled, and a canary

@@ -1,8 +1,28 @@
-//! `vouch anchor verify`: check every anchor of a log against its target,
-//! and the log against every anchored checkpoint.
+//! `vouch anchor verify`: check every anchor of a log against the
+//! auditor's targets, and the log against every anchored checkpoint
+//! (docs/FORMAT.md §9.3).
+//!
+//! What is verified, per log (a file with its rotated segments; several
+//! logs when given several paths or a directory):
+//! - every `anchor` record: its body, that it is for this log's origin,
+//!   that its note counts under the trust rule at its size, and each of its
+//!   entries ([`super::check`]): a token against the TSA roots, a storage
+//!   locator fetched from the auditor's target that holds it (never from a
+//!   location only the log names);
+//! - every note of this origin found by listing each auditor target
+//!   (`--from`): this finds anchors whose records were cut off the log;
+//! - the log itself, with every anchored checkpoint as an auditor
+//!   checkpoint, so a log truncated, rolled back or rewritten after an
+//!   anchor fails even when its signing key leaked.
+//!
+//! The verdict claims only what was checked: without a listed target,
+//! truncation after the last anchor record cannot be detected and the log
+//! is `incomplete`, never `consistent`.
 
-use super::record::{AnchorBody, AnchorEntry, DirAnchor, scan_log, sha256_hex};
-use super::{S3Connection, Target, TargetError, dir};
+use super::check::{AuditorTargets, CheckContext, EntryOutcome, NotChecked, Online};
+use super::record::{AnchorBody, AnchorEntry, scan_log, sha256_hex};
+use super::state::StateFile;
+use super::{Target, dir};
 use crate::chain::error::ChainError;
 use crate::chain::verify::{AuditorCheckpoint, LogReport, LogStatus, VerifyOptions, verify_files};
 use crate::merkle::Hash;
@@ -18,7 +38,7 @@ pub use super::error::AnchorError;
 pub enum CheckSource {
     /// An `anchor` record at this seq.
     Record { seq: u64 },
-    /// Found by listing a target (`--from`, or a location named in a record).
+    /// Found by listing one of the auditor's targets.
     Listing,
 }
 
@@ -41,39 +61,44 @@ impl CheckSource {
 }
 
 /// The result of checking one anchor.
-#[derive(Debug)]
-pub enum CheckOutcome {
-    Verified,
-    Rejected(AnchorError),
-    /// The target could not be asked (network, permissions): no verdict.
-    Error(Error),
-}
+pub type CheckOutcome = EntryOutcome;
 
-impl CheckOutcome {
-    /// `verified`, `rejected` or `error`.
+impl EntryOutcome {
+    /// `verified`, `not_checked`, `rejected` or `error`.
     pub fn status(&self) -> &'static str {
         match self {
-            CheckOutcome::Verified => "verified",
-            CheckOutcome::Rejected(_) => "rejected",
-            CheckOutcome::Error(_) => "error",
+            EntryOutcome::Verified(_) => "verified",
+            EntryOutcome::NotChecked(_) => "not_checked",
+            EntryOutcome::Rejected(_) => "rejected",
+            EntryOutcome::Error(_) => "error",
         }
     }
 
-    /// The reason code of a rejection or error.
+    /// The reason code of anything but a verification.
     pub fn reason(&self) -> Option<&'static str> {
         match self {
-            CheckOutcome::Verified => None,
-            CheckOutcome::Rejected(e) => Some(e.code()),
-            CheckOutcome::Error(e) => Some(e.code()),
+            EntryOutcome::Verified(_) => None,
+            EntryOutcome::NotChecked(n) => Some(n.code()),
+            EntryOutcome::Rejected(e) => Some(e.code()),
+            EntryOutcome::Error(e) => Some(e.code()),
         }
     }
 
-    /// The message of a rejection or error; empty when verified.
+    /// The message of anything but a verification; empty when verified.
     pub fn message(&self) -> String {
         match self {
-            CheckOutcome::Verified => String::new(),
-            CheckOutcome::Rejected(e) => e.to_string(),
-            CheckOutcome::Error(e) => e.to_string(),
+            EntryOutcome::Verified(_) => String::new(),
+            EntryOutcome::NotChecked(n) => n.message().to_owned(),
+            EntryOutcome::Rejected(e) => e.to_string(),
+            EntryOutcome::Error(e) => e.to_string(),
+        }
+    }
+
+    /// What was found at the target or in the verified token.
+    pub fn found(&self) -> &[(&'static str, String)] {
+        match self {
+            EntryOutcome::Verified(f) => f,
+            _ => &[],
         }
     }
 }
@@ -82,67 +107,215 @@ impl CheckOutcome {
 #[derive(Debug)]
 pub struct AnchorCheck {
     pub source: CheckSource,
-    /// `dir`, `s3`.
+    /// `dir`, `s3`, `tsa`, or `record` for an unreadable record.
     pub kind: &'static str,
     pub location: String,
     pub size: Option<u64>,
     pub root: Option<Hash>,
-    /// What was found at the target (lock mode, retain-until, ...).
-    pub found: Vec<(&'static str, String)>,
     pub outcome: CheckOutcome,
 }
 
-/// The report of [`verify_anchors`].
+/// One auditor target listed for a log.
+#[derive(Debug)]
+pub struct ListedTarget {
+    pub target: String,
+    /// None when listed; else why not.
+    pub error: Option<Error>,
+    /// Objects of this origin found there.
+    pub objects: usize,
+}
+
+/// What [`verify_anchors`] concluded for one log (docs/FORMAT.md §9.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnchorVerdict {
+    /// The log extends every anchored checkpoint found, every anchor
+    /// checked verified, and at least one auditor target was listed.
+    Consistent,
+    /// Nothing was rejected, but not everything was established: an anchor
+    /// not checked, or no target listed (truncation after the last anchor
+    /// record cannot be detected).
+    Incomplete,
+    /// No anchor at all, in the log or at a target.
+    NoAnchors,
+    /// A target could not be asked (nothing rejected).
+    Error,
+    /// An anchor, a listed object or the log was rejected.
+    Rejected,
+}
+
+impl AnchorVerdict {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            AnchorVerdict::Consistent => "consistent",
+            AnchorVerdict::Incomplete => "incomplete",
+            AnchorVerdict::NoAnchors => "no_anchors",
+            AnchorVerdict::Error => "error",
+            AnchorVerdict::Rejected => "rejected",
+        }
+    }
+
+    /// 0 consistent; 2 error; 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            AnchorVerdict::Consistent => 0,
+            AnchorVerdict::Error => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// The report of [`verify_anchors`] on one log.
 #[derive(Debug)]
 pub struct AnchorReport {
     /// The chain verifier's report on the log, run with every anchored
-    /// checkpoint fetched from a target as an auditor checkpoint.
+    /// checkpoint as an auditor checkpoint.
     pub log: LogReport,
     pub checks: Vec<AnchorCheck>,
-    /// True when no anchor was found at all.
-    pub no_anchors: bool,
+    pub listed: Vec<ListedTarget>,
 }
 
 impl AnchorReport {
-    /// 1 when anything was rejected (an anchor, the log, or no anchor at
-    /// all), else 2 when a target could not be checked, else 0.
-    pub fn exit_code(&self) -> u8 {
-        let rejected = self.no_anchors
-            || !matches!(self.log.status, LogStatus::Valid | LogStatus::Partial)
-                && self.log.status != LogStatus::Error
-            || self
-                .checks
-                .iter()
-                .any(|c| matches!(c.outcome, CheckOutcome::Rejected(_)));
-        if rejected {
-            return 1;
+    /// True when no anchor was found at all.
+    pub fn no_anchors(&self) -> bool {
+        self.checks.is_empty()
+    }
+
+    /// Whether any auditor target was listed: only then is a truncation
+    /// after the last anchor record detectable.
+    pub fn truncation_checked(&self) -> bool {
+        self.listed.iter().any(|l| l.error.is_none())
+    }
+
+    /// What this run could not establish, in words (empty when consistent).
+    pub fn not_established(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.truncation_checked() {
+            out.push(
+                "truncation after the last anchor record cannot be detected: no target of yours was listed (give --from s3://BUCKET/PREFIX or dir:/PATH)"
+                    .to_owned(),
+            );
         }
-        let errored = self.log.status == LogStatus::Error
+        let unchecked = self
+            .checks
+            .iter()
+            .filter(|c| matches!(c.outcome, EntryOutcome::NotChecked(_)))
+            .count();
+        if unchecked > 0 {
+            out.push(format!("{unchecked} anchor(s) not checked (see their rows)"));
+        }
+        out
+    }
+
+    pub fn verdict(&self) -> AnchorVerdict {
+        let log_rejected = !matches!(
+            self.log.status,
+            LogStatus::Valid | LogStatus::Partial | LogStatus::Error
+        );
+        if log_rejected
             || self
                 .checks
                 .iter()
-                .any(|c| matches!(c.outcome, CheckOutcome::Error(_)));
-        if errored { 2 } else { 0 }
+                .any(|c| matches!(c.outcome, EntryOutcome::Rejected(_)))
+        {
+            return AnchorVerdict::Rejected;
+        }
+        if self.log.status == LogStatus::Error
+            || self
+                .checks
+                .iter()
+                .any(|c| matches!(c.outcome, EntryOutcome::Error(_)))
+            || self.listed.iter().any(|l| l.error.is_some())
+        {
+            return AnchorVerdict::Error;
+        }
+        if self.no_anchors() {
+            return AnchorVerdict::NoAnchors;
+        }
+        if !self.not_established().is_empty() {
+            return AnchorVerdict::Incomplete;
+        }
+        AnchorVerdict::Consistent
+    }
+
+    pub fn exit_code(&self) -> u8 {
+        self.verdict().exit_code()
+    }
+}
+
+/// The reports on every log named, and paths that could not be examined.
+#[derive(Debug)]
+pub struct AnchorFleet {
+    pub logs: Vec<AnchorReport>,
+    /// Paths that could not be examined, with why (exit 2).
+    pub problems: Vec<(PathBuf, String)>,
+}
+
+impl AnchorFleet {
+    /// The worst verdict's exit code: 1 wins over 2 wins over 0.
+    pub fn exit_code(&self) -> u8 {
+        let codes: Vec<u8> = self
+            .logs
+            .iter()
+            .map(AnchorReport::exit_code)
+            .chain((!self.problems.is_empty()).then_some(2))
+            .collect();
+        if codes.contains(&1) {
+            1
+        } else if codes.contains(&2) {
+            2
+        } else {
+            0
+        }
     }
 }
 
 /// Format tag of `vouch anchor verify --format json`.
-pub const ANCHOR_VERIFY_FORMAT: &str = "vouch-anchor-verify/1";
+pub const ANCHOR_VERIFY_FORMAT: &str = "vouch-anchor-verify/2";
 
 /// The `vouch anchor verify --format json` document, rendered by the binary.
 #[derive(Debug, Clone, Serialize)]
 pub struct AnchorVerifyReport {
     pub format: &'static str,
+    pub logs: Vec<AnchoredLogDocument>,
+    pub problems: Vec<PathProblem>,
+    pub exit_code: u8,
+}
+
+/// A path that could not be examined.
+#[derive(Debug, Clone, Serialize)]
+pub struct PathProblem {
+    pub path: String,
+    pub message: String,
+}
+
+/// One log in an [`AnchorVerifyReport`].
+#[derive(Debug, Clone, Serialize)]
+pub struct AnchoredLogDocument {
     pub log: AnchoredLogReport,
-    pub no_anchors: bool,
+    pub verdict: AnchorVerdict,
+    pub truncation_checked: bool,
+    pub not_established: Vec<String>,
+    pub listed: Vec<ListedTargetReport>,
     pub anchors: Vec<AnchorCheckReport>,
     pub exit_code: u8,
 }
 
-/// The log part of an [`AnchorVerifyReport`].
+/// One listed target in an [`AnchoredLogDocument`].
+#[derive(Debug, Clone, Serialize)]
+pub struct ListedTargetReport {
+    pub target: String,
+    pub listed: bool,
+    pub objects: usize,
+    pub reason: Option<&'static str>,
+    pub message: Option<String>,
+}
+
+/// The log part of an [`AnchoredLogDocument`].
 #[derive(Debug, Clone, Serialize)]
 pub struct AnchoredLogReport {
     pub path: String,
+    pub segments: Vec<String>,
     pub origin: Option<String>,
     pub status: LogStatus,
     pub records: u64,
@@ -159,7 +332,7 @@ pub struct LogFailureReport {
     pub message: String,
 }
 
-/// One checked anchor, in an [`AnchorVerifyReport`].
+/// One checked anchor, in an [`AnchoredLogDocument`].
 #[derive(Debug, Clone, Serialize)]
 pub struct AnchorCheckReport {
     /// `record` or `listing`.
@@ -172,7 +345,7 @@ pub struct AnchorCheckReport {
     /// Hex root.
     pub root: Option<String>,
     pub found: BTreeMap<&'static str, String>,
-    /// `verified`, `rejected` or `error`.
+    /// `verified`, `not_checked`, `rejected` or `error`.
     pub status: &'static str,
     pub reason: Option<&'static str>,
     pub message: String,
@@ -187,7 +360,7 @@ impl From<&AnchorCheck> for AnchorCheckReport {
             location: c.location.clone(),
             size: c.size,
             root: c.root.map(|r| crate::hex::encode(&r)),
-            found: c.found.iter().cloned().collect(),
+            found: c.outcome.found().iter().cloned().collect(),
             status: c.outcome.status(),
             reason: c.outcome.reason(),
             message: c.outcome.message(),
@@ -195,12 +368,17 @@ impl From<&AnchorCheck> for AnchorCheckReport {
     }
 }
 
-impl From<&AnchorReport> for AnchorVerifyReport {
+impl From<&AnchorReport> for AnchoredLogDocument {
     fn from(r: &AnchorReport) -> Self {
-        AnchorVerifyReport {
-            format: ANCHOR_VERIFY_FORMAT,
+        AnchoredLogDocument {
             log: AnchoredLogReport {
                 path: r.log.path.display().to_string(),
+                segments: r
+                    .log
+                    .segments
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect(),
                 origin: r.log.origin.clone(),
                 status: r.log.status,
                 records: r.log.records,
@@ -212,70 +390,129 @@ impl From<&AnchorReport> for AnchorVerifyReport {
                 }),
                 error: r.log.error.clone(),
             },
-            no_anchors: r.no_anchors,
+            verdict: r.verdict(),
+            truncation_checked: r.truncation_checked(),
+            not_established: r.not_established(),
+            listed: r
+                .listed
+                .iter()
+                .map(|l| ListedTargetReport {
+                    target: l.target.clone(),
+                    listed: l.error.is_none(),
+                    objects: l.objects,
+                    reason: l.error.as_ref().map(Error::code),
+                    message: l.error.as_ref().map(Error::to_string),
+                })
+                .collect(),
             anchors: r.checks.iter().map(AnchorCheckReport::from).collect(),
             exit_code: r.exit_code(),
         }
     }
 }
 
+impl From<&AnchorFleet> for AnchorVerifyReport {
+    fn from(f: &AnchorFleet) -> Self {
+        AnchorVerifyReport {
+            format: ANCHOR_VERIFY_FORMAT,
+            logs: f.logs.iter().map(AnchoredLogDocument::from).collect(),
+            problems: f
+                .problems
+                .iter()
+                .map(|(p, m)| PathProblem {
+                    path: p.display().to_string(),
+                    message: m.clone(),
+                })
+                .collect(),
+            exit_code: f.exit_code(),
+        }
+    }
+}
+
 /// Options for [`verify_anchors`].
-#[derive(Debug, Clone, Default)]
 pub struct VerifyAnchorsOptions {
     pub trusted: crate::chain::TrustedKeys,
-    /// Targets to list for further anchored checkpoints of this log.
-    pub from: Vec<Target>,
-    /// Overrides the recorded S3 endpoint/region when set.
-    pub s3: S3Connection,
+    /// The auditor's targets: recorded locators are checked only inside
+    /// them, and each is listed for further anchored checkpoints.
+    pub targets: AuditorTargets,
     /// TSA trust anchors for `tsa:` anchors (without them, those anchors
-    /// are reported as not checked, exit 2).
+    /// are not checked).
     pub tsa_roots: Option<crate::tsa::TrustStore>,
+    /// Incremental state (`--state`), updated in place; the caller saves it.
+    pub state: Option<StateFile>,
+    /// Page size of S3 listings (None: the server's default, 1000).
+    pub page_size: Option<i32>,
 }
 
-/// A location to list: a `dir:` target or an S3 bucket+prefix.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-enum Location {
-    Dir(PathBuf),
-    S3 {
-        endpoint: Option<String>,
-        region: Option<String>,
-        bucket: String,
-        /// The prefix the origin folder sits under.
-        prefix: String,
-    },
-}
-
-/// Checks every anchor of the log at `path`; see the module docs.
-pub fn verify_anchors(path: &Path, opts: &VerifyAnchorsOptions) -> Result<AnchorReport> {
+/// Checks every anchor of every log named by `paths` (files, with their
+/// rotated segments, or directories walked like `vouch verify`).
+pub fn verify_anchors(paths: &[PathBuf], opts: &mut VerifyAnchorsOptions) -> Result<AnchorFleet> {
     if opts.trusted.is_empty() {
         return Err(Error::MissingOption {
             option: "--pub KEY",
             needed_for: "anchor verify (anchors are checked against trusted keys)",
         });
     }
+    let found = crate::chain::files::collect_log_files(paths)?;
+    let online = Online::new(opts.targets.clone());
+    let mut logs = Vec::new();
+    for path in live_paths(&found.files) {
+        logs.push(verify_log(&path, opts, &online)?);
+    }
+    Ok(AnchorFleet {
+        logs,
+        problems: found.problems,
+    })
+}
+
+/// The files that are not segments rotated away from another file given:
+/// each names one log (its segments are read with it).
+fn live_paths(files: &[PathBuf]) -> Vec<PathBuf> {
+    let name = |p: &Path| p.file_name().and_then(|n| n.to_str()).map(str::to_owned);
+    files
+        .iter()
+        .filter(|f| {
+            let (Some(n), dir) = (name(f), f.parent()) else {
+                return true;
+            };
+            !files.iter().any(|g| {
+                g != *f
+                    && g.parent() == dir
+                    && name(g).is_some_and(|b| crate::chain::segments::is_segment_of(&b, &n))
+            })
+        })
+        .cloned()
+        .collect()
+}
+
+/// The identity of a stored object, for de-duplicating records and
+/// listings and for the state file.
+fn s3_identity(bucket: &str, key: &str, version: Option<&str>) -> String {
+    format!("s3:{bucket}/{key}@{}", version.unwrap_or(""))
+}
+
+fn verify_log(path: &Path, opts: &mut VerifyAnchorsOptions, online: &Online) -> Result<AnchorReport> {
     let scan = scan_log(path)?;
     let mut checks = Vec::new();
     let mut anchored: Vec<AuditorCheckpoint> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
-    let mut locations: BTreeSet<Location> = BTreeSet::new();
     let origin = scan.origin.clone();
+    let ctx = CheckContext {
+        tsa_roots: opts.tsa_roots.as_ref(),
+        online: Some(online),
+    };
 
     for found in &scan.anchors {
         let source = CheckSource::Record { seq: found.seq };
-        let body = match &found.body {
-            Ok(b) => b,
-            Err(_) => {
-                checks.push(AnchorCheck {
-                    source,
-                    kind: "record",
-                    location: format!("record {}", found.seq),
-                    size: None,
-                    root: None,
-                    found: Vec::new(),
-                    outcome: CheckOutcome::Rejected(AnchorError::BadRecord),
-                });
-                continue;
-            }
+        let Ok(body) = &found.body else {
+            checks.push(AnchorCheck {
+                source,
+                kind: "record",
+                location: format!("record {}", found.seq),
+                size: None,
+                root: None,
+                outcome: EntryOutcome::Rejected(AnchorError::BadRecord),
+            });
+            continue;
         };
         // An anchor record names the log it anchors: one copied from
         // another log (no key is needed to append it) proves nothing here.
@@ -289,73 +526,40 @@ pub fn verify_anchors(path: &Path, opts: &VerifyAnchorsOptions) -> Result<Anchor
             anchored.push(cp.clone());
         }
         for entry in &body.anchors {
-            let location = entry.location();
-            seen.insert(identity(entry));
-            if let Some(l) = location_of(entry, opts) {
-                locations.insert(l);
-            }
             let mut check = AnchorCheck {
                 source,
                 kind: entry.kind(),
-                location,
+                location: entry.location(),
                 size: Some(body.size),
                 root: body.root_hash(),
-                found: Vec::new(),
-                outcome: CheckOutcome::Verified,
+                outcome: EntryOutcome::Verified(Vec::new()),
             };
-            if let Err(e) = &recorded {
-                check.outcome = CheckOutcome::Rejected(e.clone());
-                checks.push(check);
-                continue;
-            }
-            match fetch_and_compare(entry, body, opts, &mut check.found) {
-                Ok(Ok(bytes)) => {
-                    match AuditorCheckpoint::from_note(&check.location, &bytes, &opts.trusted) {
-                        Ok(cp) => anchored.push(cp),
-                        Err(_) => check.outcome = CheckOutcome::Rejected(AnchorError::BadNote),
+            check.outcome = match &recorded {
+                Err(e) => EntryOutcome::Rejected(e.clone()),
+                Ok(_) => {
+                    if let Some(id) = seen_identity(entry, &online.targets) {
+                        seen.insert(id);
                     }
+                    check_recorded_entry(entry, body, &ctx, opts.state.as_mut())
                 }
-                Ok(Err(rejected)) => check.outcome = CheckOutcome::Rejected(rejected),
-                Err(error) => check.outcome = CheckOutcome::Error(error),
-            }
+            };
             checks.push(check);
         }
     }
 
+    let mut listed = Vec::new();
     if let Some(origin) = &origin {
-        for target in &opts.from {
-            if let Target::Tsa { .. } = target {
-                return Err(Error::Target {
-                    target: target.to_string(),
-                    problem: TargetError::NotListable,
-                });
-            }
-            locations.insert(match target {
-                Target::Dir { path } => Location::Dir(path.clone()),
-                Target::S3 { bucket, prefix } => Location::S3 {
-                    endpoint: opts.s3.endpoint.clone(),
-                    region: opts.s3.region.clone(),
-                    bucket: bucket.clone(),
-                    prefix: prefix.clone(),
-                },
-                Target::Tsa { .. } => continue,
-            });
-        }
-        for location in &locations {
-            list_location(
-                location,
+        for target in online.targets.targets() {
+            listed.push(list_target(
+                target,
                 origin,
                 opts,
+                online,
                 &mut seen,
                 &mut checks,
                 &mut anchored,
-            );
+            ));
         }
-    } else if !opts.from.is_empty() {
-        return Err(Error::LogState {
-            path: path.to_path_buf(),
-            problem: crate::chain::LogStateProblem::NoOrigin,
-        });
     }
 
     let vopts = VerifyOptions {
@@ -363,55 +567,56 @@ pub fn verify_anchors(path: &Path, opts: &VerifyAnchorsOptions) -> Result<Anchor
         checkpoints: anchored,
         ..Default::default()
     };
-    let report = verify_files(&[path.to_path_buf()], &vopts);
+    let report = verify_files(&scan.report.segments, &vopts);
     let Some(log) = report.logs.into_iter().next() else {
         return Err(crate::chain::read::changed(path));
     };
-    // Attribute a truncation or fork to the anchors of that checkpoint size.
-    if let Some(failure) = &log.failure {
-        let size = match &failure.error {
-            ChainError::Truncated {
-                checkpoint_size, ..
-            } => Some(*checkpoint_size),
-            ChainError::Fork { size, .. } => Some(*size),
-            _ => None,
-        };
-        // A checkpoint of that size that does not count under the trust
-        // rule (the anchored note, or the log's own copy of it) makes the
-        // anchored note itself unusable.
-        let untrusted = matches!(
-            failure.error,
-            ChainError::UnknownKey { .. }
-                | ChainError::BadSignature { .. }
-                | ChainError::BadCheckpoint { .. }
-        );
-        for check in &mut checks {
-            if !matches!(check.outcome, CheckOutcome::Verified) {
-                continue;
-            }
-            if untrusted && failure.seq.is_some() && check.size == failure.seq {
-                check.outcome = CheckOutcome::Rejected(AnchorError::BadNote);
-                continue;
-            }
-            let hit = size.is_some() && check.size == size;
-            if hit || size.is_none() {
-                check.outcome = CheckOutcome::Rejected(AnchorError::Log(failure.error.clone()));
-            }
-        }
-    }
-    let no_anchors = checks.is_empty();
+    attribute_failure(&log, &mut checks);
     Ok(AnchorReport {
         log,
         checks,
-        no_anchors,
+        listed,
     })
+}
+
+/// Attributes a truncation or fork found with the anchored checkpoints to
+/// the anchors of that checkpoint size.
+fn attribute_failure(log: &LogReport, checks: &mut [AnchorCheck]) {
+    let Some(failure) = &log.failure else { return };
+    let size = match &failure.error {
+        ChainError::Truncated {
+            checkpoint_size, ..
+        } => Some(*checkpoint_size),
+        ChainError::Fork { size, .. } => Some(*size),
+        _ => None,
+    };
+    // A checkpoint of that size that does not count under the trust rule
+    // (the anchored note, or the log's own copy of it) makes the anchored
+    // note itself unusable.
+    let untrusted = matches!(
+        failure.error,
+        ChainError::UnknownKey { .. } | ChainError::BadSignature { .. } | ChainError::BadCheckpoint { .. }
+    );
+    for check in checks {
+        if !matches!(check.outcome, EntryOutcome::Verified(_)) {
+            continue;
+        }
+        if untrusted && failure.seq.is_some() && check.size == failure.seq {
+            check.outcome = EntryOutcome::Rejected(AnchorError::BadNote);
+            continue;
+        }
+        let hit = size.is_some() && check.size == size;
+        if hit || size.is_none() {
+            check.outcome = EntryOutcome::Rejected(AnchorError::Log(failure.error.clone()));
+        }
+    }
 }
 
 /// The recorded note agrees with the record's other fields and could count
 /// for this log ([`AuditorCheckpoint::from_note`]); whether it does, at its
 /// size under the log's rotations, is judged by the chain verifier, to
 /// which it is handed as an auditor checkpoint.
-fn check_recorded(
+pub(crate) fn check_recorded(
     body: &AnchorBody,
     seq: u64,
     trusted: &crate::chain::TrustedKeys,
@@ -435,207 +640,214 @@ fn check_recorded(
     Ok(cp)
 }
 
-fn identity(entry: &AnchorEntry) -> String {
-    match entry {
-        AnchorEntry::Dir(d) => format!("dir:{}", Path::new(&d.dir).join(&d.file).display()),
-        AnchorEntry::S3(s) => format!(
-            "s3:{}/{}@{}",
-            s.bucket,
-            s.key,
-            s.version_id.as_deref().unwrap_or("")
-        ),
-        AnchorEntry::Tsa(t) => format!("tsa:{}", t.token),
+/// The identity a listing of the covering auditor target gives the same
+/// object, so it is not counted twice.
+fn seen_identity(entry: &AnchorEntry, targets: &AuditorTargets) -> Option<String> {
+    match (entry, targets.covering(entry)?) {
+        (AnchorEntry::Dir(d), super::check::Covering::Dir(base)) if d.confined() => {
+            Some(format!("dir:{}", base.join(&d.file).display()))
+        }
+        (AnchorEntry::S3(s), _) => Some(s3_identity(&s.bucket, &s.key, s.version_id.as_deref())),
+        _ => None,
     }
 }
 
-fn location_of(entry: &AnchorEntry, opts: &VerifyAnchorsOptions) -> Option<Location> {
-    Some(match entry {
-        AnchorEntry::Tsa(_) => return None,
-        AnchorEntry::Dir(d) => Location::Dir(PathBuf::from(&d.dir)),
-        AnchorEntry::S3(s) => {
-            // The key is PREFIX + <origin folder>/<name>: list PREFIX.
-            let mut parts: Vec<&str> = s.key.rsplitn(3, '/').collect();
-            parts.reverse();
-            let prefix = if parts.len() == 3 {
-                format!("{}/", parts[0])
-            } else {
-                String::new()
-            };
-            Location::S3 {
-                endpoint: opts.s3.endpoint.clone().or_else(|| s.endpoint.clone()),
-                region: opts.s3.region.clone().or_else(|| Some(s.region.clone())),
-                bucket: s.bucket.clone(),
-                prefix,
-            }
-        }
-    })
-}
-
-/// Fetches the anchored object and compares it with the record. Outer
-/// error: could not look; inner error: rejected.
-fn fetch_and_compare(
+/// Checks a recorded entry; with a state, an S3 object downloaded recently
+/// is checked by HEAD only (falling back to a full fetch when the server
+/// sends no checksum).
+fn check_recorded_entry(
     entry: &AnchorEntry,
     body: &AnchorBody,
-    opts: &VerifyAnchorsOptions,
-    found: &mut Vec<(&'static str, String)>,
-) -> Result<Result<Vec<u8>, AnchorError>> {
-    match entry {
-        AnchorEntry::Dir(d) => Ok(compare_dir(d, body, found)?),
-        AnchorEntry::Tsa(t) => {
-            let Some(roots) = &opts.tsa_roots else {
-                return Err(Error::MissingOption {
-                    option: "--tsa-ca ROOTS",
-                    needed_for: "checking a time-stamp anchor",
-                });
-            };
-            Ok(
-                match super::timestamp::verify(t, body.note.as_bytes(), roots) {
-                    Ok(v) => {
-                        found.push(("gen_time", v.gen_time));
-                        Ok(body.note.as_bytes().to_vec())
-                    }
-                    Err(p) => Err(AnchorError::Timestamp(p)),
-                },
-            )
+    ctx: &CheckContext<'_>,
+    state: Option<&mut StateFile>,
+) -> EntryOutcome {
+    let note = body.note.as_bytes();
+    #[cfg(feature = "s3")]
+    if let (AnchorEntry::S3(s), Some(online), Some(state)) = (entry, ctx.online, state) {
+        if online.targets.covering(entry).is_none() {
+            return EntryOutcome::NotChecked(NotChecked::OutsideTargets);
         }
-        #[cfg(feature = "s3")]
-        AnchorEntry::S3(s) => super::s3::fetch_and_compare(s, body, &opts.s3, found),
-        #[cfg(not(feature = "s3"))]
-        AnchorEntry::S3(_) => {
-            let _ = (opts, found);
-            Err(super::s3_disabled())
+        let id = s3_identity(&s.bucket, &s.key, s.version_id.as_deref());
+        if s.version_id.is_some() && state.fresh(&id) == Some(body.note.as_str()) {
+            let mut found = Vec::new();
+            match online
+                .session()
+                .and_then(|session| session.head_and_compare(s, note, &mut found))
+            {
+                Ok(Some(Ok(()))) => {
+                    found.push(("checked", "HEAD (bytes verified by an earlier run)".into()));
+                    return EntryOutcome::Verified(found);
+                }
+                Ok(Some(Err(e))) => {
+                    state.forget(&id);
+                    return EntryOutcome::Rejected(e);
+                }
+                Ok(None) => {}
+                Err(e) => return EntryOutcome::Error(e),
+            }
         }
+        let outcome = super::check::check_entry(entry, note, ctx);
+        match &outcome {
+            EntryOutcome::Verified(_) => state.fetched(&id, note),
+            _ => state.forget(&id),
+        }
+        return outcome;
     }
+    #[cfg(not(feature = "s3"))]
+    let _ = state;
+    super::check::check_entry(entry, note, ctx)
 }
 
-fn compare_dir(
-    d: &DirAnchor,
-    body: &AnchorBody,
-    found: &mut Vec<(&'static str, String)>,
-) -> Result<Result<Vec<u8>, AnchorError>> {
-    if !d.confined() {
-        return Ok(Err(AnchorError::BadRecord));
-    }
-    let Some(obj) = dir::fetch(d)? else {
-        return Ok(Err(AnchorError::Missing));
-    };
-    found.push(("mode", format!("{:o}", obj.mode)));
-    found.push(("immutable", obj.immutable.to_string()));
-    if obj.bytes != body.note.as_bytes() {
-        return Ok(Err(AnchorError::Replaced {
-            expected: body.note_sha256.clone(),
-            found: sha256_hex(&obj.bytes),
-        }));
-    }
-    if d.mode & 0o222 == 0 && obj.mode & 0o222 != 0 {
-        return Ok(Err(AnchorError::NowWritable { mode: obj.mode }));
-    }
-    if d.immutable && !obj.immutable {
-        return Ok(Err(AnchorError::ImmutableRemoved));
-    }
-    Ok(Ok(obj.bytes))
+/// One object found by listing: identity, type, location shown, bytes
+/// (or why the entry is not a note vouch could have written).
+struct Listed {
+    id: String,
+    kind: &'static str,
+    location: String,
+    bytes: std::result::Result<Vec<u8>, ListedProblem>,
 }
 
-/// An object found by listing: (identity, type, location shown, bytes).
-type Listed = (String, &'static str, String, Vec<u8>);
+enum ListedProblem {
+    Bad(String),
+    Error(Error),
+}
 
-fn list_location(
-    location: &Location,
+fn list_target(
+    target: &Target,
     origin: &str,
-    opts: &VerifyAnchorsOptions,
+    opts: &mut VerifyAnchorsOptions,
+    online: &Online,
     seen: &mut BTreeSet<String>,
     checks: &mut Vec<AnchorCheck>,
     anchored: &mut Vec<AuditorCheckpoint>,
-) {
-    let listed: Result<Vec<Listed>> = match location {
-        Location::Dir(path) => dir::list(path, origin).map(|objs| {
-            objs.into_iter()
-                .map(|o| {
-                    (
-                        format!("dir:{}", o.path.display()),
-                        "dir",
-                        format!("dir:{}", o.path.display()),
-                        o.bytes,
-                    )
-                })
-                .collect()
-        }),
+) -> ListedTarget {
+    let listed = match target {
+        Target::Dir { path } => list_dir(path, origin, seen),
         #[cfg(feature = "s3")]
-        Location::S3 {
-            endpoint,
-            region,
-            bucket,
-            prefix,
-        } => super::s3::list(
-            &S3Connection {
-                endpoint: endpoint.clone(),
-                region: region.clone(),
-            },
-            bucket,
-            prefix,
-            origin,
-        )
-        .map(|objs| {
-            objs.into_iter()
-                .map(|o| {
-                    (
-                        format!("s3:{}/{}@{}", bucket, o.key, o.version_id),
-                        "s3",
-                        format!("s3://{}/{}?versionId={}", bucket, o.key, o.version_id),
-                        o.bytes,
-                    )
-                })
-                .collect()
-        }),
-        #[cfg(not(feature = "s3"))]
-        Location::S3 { .. } => {
-            let _ = opts;
-            Err(super::s3_disabled())
+        Target::S3 { bucket, prefix } => {
+            list_s3(bucket, prefix, origin, opts, online, seen)
         }
+        #[cfg(not(feature = "s3"))]
+        Target::S3 { .. } => Err(super::s3_disabled()),
+        Target::Tsa { .. } => Ok(Vec::new()),
     };
+    #[cfg(not(feature = "s3"))]
+    let _ = (online, &opts);
     let listed = match listed {
         Ok(l) => l,
         Err(error) => {
-            checks.push(AnchorCheck {
-                source: CheckSource::Listing,
-                kind: match location {
-                    Location::Dir(_) => "dir",
-                    Location::S3 { .. } => "s3",
-                },
-                location: match location {
-                    Location::Dir(p) => format!("dir:{}", p.display()),
-                    Location::S3 { bucket, prefix, .. } => format!("s3://{bucket}/{prefix}"),
-                },
-                size: None,
-                root: None,
-                found: Vec::new(),
-                outcome: CheckOutcome::Error(error),
-            });
-            return;
+            return ListedTarget {
+                target: target.to_string(),
+                error: Some(error),
+                objects: 0,
+            };
         }
     };
-    let _ = opts;
-    for (id, kind, shown, bytes) in listed {
-        if !seen.insert(id) {
-            continue;
-        }
+    let objects = listed.len();
+    for item in listed {
         let mut check = AnchorCheck {
             source: CheckSource::Listing,
-            kind,
-            location: shown,
+            kind: item.kind,
+            location: item.location,
             size: None,
             root: None,
-            found: Vec::new(),
-            outcome: CheckOutcome::Verified,
+            outcome: EntryOutcome::Verified(Vec::new()),
         };
-        match AuditorCheckpoint::from_note(&check.location, &bytes, &opts.trusted) {
-            Ok(cp) if cp.checkpoint().origin == origin => {
-                check.size = Some(cp.checkpoint().size);
-                check.root = Some(cp.checkpoint().root);
-                anchored.push(cp);
+        check.outcome = match item.bytes {
+            Err(ListedProblem::Bad(problem)) => {
+                EntryOutcome::Rejected(AnchorError::BadListedObject { problem })
             }
-            _ => check.outcome = CheckOutcome::Rejected(AnchorError::BadNote),
-        }
+            Err(ListedProblem::Error(e)) => EntryOutcome::Error(e),
+            Ok(bytes) => {
+                match AuditorCheckpoint::from_note(&check.location, &bytes, &opts.trusted) {
+                    Ok(cp) if cp.checkpoint().origin == origin => {
+                        check.size = Some(cp.checkpoint().size);
+                        check.root = Some(cp.checkpoint().root);
+                        anchored.push(cp);
+                        if let Some(state) = opts.state.as_mut()
+                            && item.kind == "s3"
+                        {
+                            state.fetched(&item.id, &bytes);
+                        }
+                        EntryOutcome::Verified(Vec::new())
+                    }
+                    _ => {
+                        if let Some(state) = opts.state.as_mut() {
+                            state.forget(&item.id);
+                        }
+                        EntryOutcome::Rejected(AnchorError::BadNote)
+                    }
+                }
+            }
+        };
         checks.push(check);
     }
+    ListedTarget {
+        target: target.to_string(),
+        error: None,
+        objects,
+    }
+}
+
+fn list_dir(path: &Path, origin: &str, seen: &mut BTreeSet<String>) -> Result<Vec<Listed>> {
+    let mut out = Vec::new();
+    for entry in dir::list(path, origin)? {
+        let (p, bytes) = match entry {
+            dir::ListedEntry::Object(o) => (o.path, Ok(o.bytes)),
+            dir::ListedEntry::Bad { path, problem } => (path, Err(ListedProblem::Bad(problem))),
+            dir::ListedEntry::Error { path, error } => (path, Err(ListedProblem::Error(error))),
+        };
+        let id = format!("dir:{}", p.display());
+        if !seen.insert(id.clone()) {
+            continue;
+        }
+        out.push(Listed {
+            location: id.clone(),
+            id,
+            kind: "dir",
+            bytes,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(feature = "s3")]
+fn list_s3(
+    bucket: &str,
+    prefix: &str,
+    origin: &str,
+    opts: &VerifyAnchorsOptions,
+    online: &Online,
+    seen: &mut BTreeSet<String>,
+) -> Result<Vec<Listed>> {
+    let session = online.session()?;
+    let mut out = Vec::new();
+    for v in session.list_versions(bucket, prefix, origin, opts.page_size)? {
+        let id = s3_identity(bucket, &v.key, Some(&v.version_id));
+        if !seen.insert(id.clone()) {
+            continue;
+        }
+        let location = format!("s3://{bucket}/{}?versionId={}", v.key, v.version_id);
+        // A version downloaded recently whose server checksum is still
+        // the remembered note's is not downloaded again.
+        let remembered = opts.state.as_ref().and_then(|s| s.fresh(&id)).map(str::to_owned);
+        let bytes = match remembered {
+            Some(note) if session.head_version(bucket, &v, note.as_bytes())? == Some(true) => {
+                Ok(note.into_bytes())
+            }
+            _ => match session.get_version(bucket, &v) {
+                Ok(Ok(Some(b))) => Ok(b),
+                Ok(Ok(None)) => continue,
+                Ok(Err(problem)) => Err(ListedProblem::Bad(problem)),
+                Err(e) => Err(ListedProblem::Error(e)),
+            },
+        };
+        out.push(Listed {
+            id,
+            kind: "s3",
+            location,
+            bytes,
+        });
+    }
+    Ok(out)
 }

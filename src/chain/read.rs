@@ -125,6 +125,46 @@ pub fn build_proof(
     })
 }
 
+/// What [`build_proofs`] built: one hash list per range set, and the lines
+/// of the records asked for.
+pub struct BuiltMany {
+    pub proofs: Vec<Vec<Hash>>,
+    pub lines: std::collections::BTreeMap<u64, Vec<u8>>,
+    pub report: LogReport,
+}
+
+/// [`build_proof`] for several proofs and lines in one pass.
+pub fn build_proofs(
+    path: &Path,
+    opts: &VerifyOptions,
+    ranges: Vec<Vec<std::ops::Range<u64>>>,
+    keep: &std::collections::BTreeSet<u64>,
+) -> Result<BuiltMany> {
+    let mut builders: Vec<ProofBuilder> = ranges.into_iter().map(ProofBuilder::new).collect();
+    let mut lines = std::collections::BTreeMap::new();
+    let report = read_log(path, opts, &mut |r| {
+        for b in &mut builders {
+            b.push(r.leaf);
+        }
+        if keep.contains(&r.seq) {
+            lines.insert(r.seq, r.line.to_vec());
+        }
+    })?;
+    refuse_unverified(path, &report)?;
+    let mut proofs = Vec::with_capacity(builders.len());
+    for b in builders {
+        proofs.push(b.finish().ok_or_else(|| changed(path))?);
+    }
+    if lines.len() != keep.len() {
+        return Err(changed(path));
+    }
+    Ok(BuiltMany {
+        proofs,
+        lines,
+        report,
+    })
+}
+
 /// A log that does not verify is refused: nothing is proven from it.
 pub fn refuse_unverified(path: &Path, report: &LogReport) -> Result<()> {
     if let Some(f) = &report.failure {

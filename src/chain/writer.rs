@@ -483,6 +483,57 @@ pub fn checkpoint(path: &Path, key: &SignerKey, append_record: bool) -> Result<S
     })
 }
 
+/// Records that were appended and the checkpoint that covers them.
+#[derive(Debug, Clone)]
+pub struct Covered {
+    pub appended: Vec<Appended>,
+    pub checkpoint: SignedCheckpoint,
+}
+
+/// Appends records of vouch's own kinds and, under the same lock, a
+/// `checkpoint` record signed over every record up to and including them,
+/// so they are covered by a signature at once: a record after the last
+/// checkpoint can be edited without breaking any link, so evidence that
+/// others rely on (anchor records, stamps, drift baselines) is never left
+/// uncovered. If signing or the second write fails, the records stay,
+/// uncovered, and the error is returned: the log claims nothing that did
+/// not happen.
+pub(crate) fn append_covered(
+    path: &Path,
+    key: &SignerKey,
+    records: &[(&str, &serde_json::Value)],
+) -> Result<Covered> {
+    let mut log = LockedLog::open(path, key.name())?;
+    let mut range = verified_tree(&log, key)?;
+    if range.end() != log.next_seq {
+        return Err(Error::io(
+            &log.path,
+            std::io::Error::other("the log changed while it was read"),
+        ));
+    }
+    let appended = log.append_reserved(records)?;
+    for a in &appended {
+        range
+            .append(a.leaf)
+            .map_err(|_| Error::io(&log.path, std::io::Error::other("tree overflow")))?;
+    }
+    let (size, root) = (range.end(), range_root(&range));
+    let checkpoint = checkpoint_text(key.name(), size, &root, Vec::new());
+    let note = note::sign(&checkpoint.to_text(), &[key]).map_err(Error::Sign)?;
+    let body = serde_json::json!({ "note": note });
+    let offset = log.len;
+    let seq = log.append_reserved(&[(KIND_CHECKPOINT, &body)])?[0].seq;
+    super::tree::save(&log.path, &log.file, &log.origin, offset, &range);
+    Ok(Covered {
+        appended,
+        checkpoint: SignedCheckpoint {
+            checkpoint,
+            note,
+            record_seq: Some(seq),
+        },
+    })
+}
+
 /// Rotates the log's signing key: appends a `key_rotation` record holding a
 /// checkpoint over every record so far, signed by both `old` and `new`, whose
 /// extension line names `new`'s verifier key. Verifiers that trust `old`

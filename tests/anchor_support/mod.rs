@@ -172,8 +172,16 @@ impl Work {
     }
 }
 
-/// The reasons of every rejected or failed anchor in a verify report, and
-/// the log's reason.
+/// The report on the first (only) log of an `anchor verify --format json`
+/// document.
+pub fn one(o: &Output) -> serde_json::Value {
+    let doc = json(o);
+    assert_eq!(doc["format"], "vouch-anchor-verify/2", "{doc}");
+    doc["logs"][0].clone()
+}
+
+/// The reasons of every rejected, failed or unchecked anchor in a log's
+/// verify report ([`one`]), and the log's reason.
 pub fn reasons(report: &serde_json::Value) -> Vec<String> {
     let mut out: Vec<String> = report["anchors"]
         .as_array()

@@ -4,7 +4,11 @@ use crate::output::{self, Format};
 use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use vouch::anchor::verify::{AnchorReport, AnchorVerifyReport, CheckOutcome, CheckSource};
+use vouch::anchor::check::AuditorTargets;
+use vouch::anchor::state::StateFile;
+use vouch::anchor::verify::{
+    AnchorReport, AnchorVerdict, AnchorVerifyReport, CheckOutcome, CheckSource,
+};
 use vouch::anchor::{self, AnchorOutcomeReport, LockMode, S3Connection, S3LockOptions, Target};
 use vouch::chain::keys;
 use vouch::{Error, Result};
@@ -28,8 +32,9 @@ enum AnchorSub {
 }
 
 #[derive(clap::Args)]
-struct S3Args {
-    /// S3 endpoint URL (an S3-compatible server); default: AWS.
+pub(crate) struct S3Args {
+    /// S3 endpoint URL (an S3-compatible server); default: AWS, or
+    /// AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL when verifying.
     #[arg(long)]
     endpoint: Option<String>,
     /// S3 region; default: from the AWS environment/profile, else us-east-1.
@@ -86,19 +91,37 @@ struct AnchorArgs {
 
 #[derive(clap::Args)]
 struct VerifyArgs {
-    /// The log.
-    log: PathBuf,
+    /// The log: a file (its rotated segments are read with it), several
+    /// files, or a directory of logs.
+    #[arg(required = true, value_name = "LOG")]
+    logs: Vec<PathBuf>,
     /// Trusted public key file or keyset (repeatable).
     #[arg(long = "pub", value_name = "KEY.pub", required = true)]
     pubkeys: Vec<PathBuf>,
-    /// Also list this target for anchored checkpoints of the log (repeatable).
+    /// A target of yours (s3://BUCKET/PREFIX or dir:/PATH, repeatable):
+    /// recorded anchors are checked only inside your targets, and each is
+    /// listed for anchors whose records were cut off the log.
     #[arg(long = "from", value_name = "TARGET")]
     from: Vec<String>,
+    /// A file of targets, one per line (# comments).
+    #[arg(long, value_name = "FILE")]
+    targets: Option<PathBuf>,
     /// TSA root certificates (PEM) for checking tsa: anchors.
     #[arg(long, value_name = "ROOTS")]
     tsa_ca: Option<PathBuf>,
     #[command(flatten)]
     s3: S3Args,
+    /// Remember verified downloads here: later runs HEAD old S3 anchors
+    /// and download only new ones (and those older than --recheck-days).
+    #[arg(long, value_name = "FILE")]
+    state: Option<PathBuf>,
+    /// With --state: download an anchor again once its last download is
+    /// this many days old.
+    #[arg(long, default_value_t = 30, value_name = "DAYS")]
+    recheck_days: u32,
+    /// S3 listing page size (testing pagination).
+    #[arg(long, hide = true)]
+    page_size: Option<i32>,
     #[arg(long, value_enum, default_value_t)]
     format: Format,
 }
@@ -204,7 +227,13 @@ fn anchor(args: AnchorArgs) -> ExitCode {
                         ));
                     }
                     if let Some(seq) = outcome.record_seq {
-                        output::print_stdout(&format!("recorded anchor record seq {seq}"));
+                        output::print_stdout(&format!(
+                            "recorded anchor record seq {seq}{}",
+                            outcome
+                                .covering_seq
+                                .map(|c| format!(", covered by checkpoint seq {c}"))
+                                .unwrap_or_default()
+                        ));
                     }
                     for f in &outcome.failures {
                         eprintln!("vouch: error: {}: {}", f.target, f.error);
@@ -226,13 +255,15 @@ fn report_table(r: &AnchorReport) -> String {
     table.set_header(vec!["from", "type", "location", "size", "status", "detail"]);
     for c in &r.checks {
         let color = match c.outcome {
-            CheckOutcome::Verified => Color::Green,
+            CheckOutcome::Verified(_) => Color::Green,
+            CheckOutcome::NotChecked(_) => Color::Yellow,
             CheckOutcome::Rejected(_) | CheckOutcome::Error(_) => Color::Red,
         };
         let detail = match c.outcome.reason() {
             Some(code) => format!("{code}: {}", c.outcome.message()),
             None => c
-                .found
+                .outcome
+                .found()
                 .iter()
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect::<Vec<_>>()
@@ -250,7 +281,17 @@ fn report_table(r: &AnchorReport) -> String {
             Cell::new(detail),
         ]);
     }
-    let log = match (&r.log.failure, &r.log.error) {
+    let mut lines = vec![format!("{}", r.log.path.display())];
+    if !r.checks.is_empty() {
+        lines.push(table.to_string());
+    }
+    for l in &r.listed {
+        lines.push(match &l.error {
+            None => format!("listed {}: {} object(s) of this log", l.target, l.objects),
+            Some(e) => format!("could not list {}: {} ({})", l.target, e, e.code()),
+        });
+    }
+    lines.push(match (&r.log.failure, &r.log.error) {
         (Some(f), _) => format!(
             "log {}: {} ({})",
             r.log.status.as_str(),
@@ -258,18 +299,45 @@ fn report_table(r: &AnchorReport) -> String {
             f.error
         ),
         (None, Some(e)) => format!("log unreadable: {e}"),
-        (None, None) => format!(
-            "log {}: {} records, consistent with every anchored checkpoint",
-            r.log.status.as_str(),
-            r.log.records
-        ),
-    };
-    let none = if r.no_anchors {
-        "\nno anchors found (no_anchors)"
-    } else {
-        ""
-    };
-    format!("{table}\n{log}{none}")
+        (None, None) => format!("log {}: {} records", r.log.status.as_str(), r.log.records),
+    });
+    let verdict = r.verdict();
+    lines.push(match verdict {
+        AnchorVerdict::Consistent => {
+            "verdict: consistent: the log extends every anchored checkpoint found in it and at your targets".to_owned()
+        }
+        AnchorVerdict::NoAnchors => "verdict: no_anchors: no anchor found for this log".to_owned(),
+        v => format!("verdict: {}", v.as_str()),
+    });
+    for n in r.not_established() {
+        lines.push(format!("not established: {n}"));
+    }
+    lines.join("\n")
+}
+
+/// The auditor's targets: `--from` and `--targets FILE`, reached through
+/// the endpoint given with `--endpoint` or in the environment
+/// (`AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`), never one named by a log or
+/// receipt.
+pub(crate) fn auditor_targets(
+    from: &[String],
+    file: Option<&std::path::Path>,
+    s3: &S3Args,
+) -> Result<AuditorTargets> {
+    let mut targets = from
+        .iter()
+        .map(|t| Target::parse(t))
+        .collect::<Result<Vec<_>>>()?;
+    if let Some(file) = file {
+        targets.extend(AuditorTargets::parse_file(file)?);
+    }
+    let mut conn = s3.connection();
+    if conn.endpoint.is_none() {
+        conn.endpoint = ["AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"]
+            .iter()
+            .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()));
+    }
+    AuditorTargets::new(targets, conn)
 }
 
 fn verify(args: VerifyArgs) -> ExitCode {
@@ -277,26 +345,37 @@ fn verify(args: VerifyArgs) -> ExitCode {
     finish(
         (|| {
             let trusted = keys::load_trusted_keys(&args.pubkeys)?;
-            let from = args
-                .from
-                .iter()
-                .map(|t| Target::parse(t))
-                .collect::<Result<Vec<_>>>()?;
-            let opts = anchor::verify::VerifyAnchorsOptions {
+            let targets = auditor_targets(&args.from, args.targets.as_deref(), &args.s3)?;
+            let state = args
+                .state
+                .as_deref()
+                .map(|p| StateFile::load(p, args.recheck_days))
+                .transpose()?;
+            let mut opts = anchor::verify::VerifyAnchorsOptions {
                 trusted,
-                from,
-                s3: args.s3.connection(),
+                targets,
                 tsa_roots: args
                     .tsa_ca
                     .as_deref()
                     .map(anchor::timestamp::load_roots)
                     .transpose()?,
+                state,
+                page_size: args.page_size,
             };
-            let report = anchor::verify::verify_anchors(&args.log, &opts)?;
-            let code = report.exit_code();
+            let fleet = anchor::verify::verify_anchors(&args.logs, &mut opts)?;
+            if let Some(state) = &opts.state {
+                state.save()?;
+            }
+            let code = fleet.exit_code();
             match format {
-                Format::Json => output::print_json(&AnchorVerifyReport::from(&report)),
-                Format::Table => output::print_stdout(&report_table(&report)),
+                Format::Json => output::print_json(&AnchorVerifyReport::from(&fleet)),
+                Format::Table => {
+                    let mut parts: Vec<String> = fleet.logs.iter().map(report_table).collect();
+                    for (p, why) in &fleet.problems {
+                        parts.push(format!("{}: error: {why}", p.display()));
+                    }
+                    output::print_stdout(&parts.join("\n\n"));
+                }
             }
             Ok(ExitCode::from(code))
         })(),

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use vouch::chain::keys;
 use vouch::fs::read_bounded;
-use vouch::receipt::{self, ReceiptVerifyReport};
+use vouch::anchor::check::{CheckContext, Online};
+use vouch::receipt::{self, PieceResult, ReceiptVerifyReport};
 use vouch::{Error, Result};
 
 /// `vouch receipt LOG --seq N`, or `vouch receipt verify FILE`.
@@ -54,7 +55,21 @@ struct VerifyArgs {
     /// A file holding the record line (required for a hash-only receipt).
     #[arg(long)]
     record: Option<PathBuf>,
-    /// Exit 0 for a valid receipt without anchors ("signed, not anchored").
+    /// Also fetch each S3 or dir anchor inside your targets (--from) and
+    /// check it as `vouch anchor verify` does; offline, they prove nothing.
+    #[arg(long)]
+    online: bool,
+    /// With --online: a target of yours (s3://BUCKET/PREFIX or dir:/PATH,
+    /// repeatable); anchors elsewhere are not followed.
+    #[arg(long = "from", value_name = "TARGET", requires = "online")]
+    from: Vec<String>,
+    /// With --online: a file of targets, one per line.
+    #[arg(long, value_name = "FILE", requires = "online")]
+    targets: Option<PathBuf>,
+    #[command(flatten)]
+    s3: crate::anchor::S3Args,
+    /// Exit 0 for a valid receipt whose anchors are absent or not checked
+    /// ("signed, not anchored", "anchor claimed, not checked").
     #[arg(long)]
     allow_unanchored: bool,
     #[arg(long, value_enum, default_value_t)]
@@ -120,7 +135,27 @@ fn verify(args: VerifyArgs) -> ExitCode {
                 .as_deref()
                 .map(vouch::anchor::timestamp::load_roots)
                 .transpose()?;
-            let report = receipt::verify(&r, &trusted, roots.as_ref(), given.as_deref());
+            let online = if args.online {
+                let targets = crate::anchor::auditor_targets(
+                    &args.from,
+                    args.targets.as_deref(),
+                    &args.s3,
+                )?;
+                if targets.is_empty() {
+                    return Err(Error::MissingOption {
+                        option: "--from TARGET",
+                        needed_for: "--online (the buckets and directories you allow vouch to read)",
+                    });
+                }
+                Some(Online::new(targets))
+            } else {
+                None
+            };
+            let ctx = CheckContext {
+                tsa_roots: roots.as_ref(),
+                online: online.as_ref(),
+            };
+            let report = receipt::verify(&r, &trusted, &ctx, given.as_deref());
             let code = report.exit_code(args.allow_unanchored);
             match format {
                 Format::Json => output::print_json(&ReceiptVerifyReport::new(
@@ -133,11 +168,17 @@ fn verify(args: VerifyArgs) -> ExitCode {
                     table.load_style(UTF8_FULL_CONDENSED);
                     table.set_header(vec!["piece", "result", "detail"]);
                     for p in report.pieces() {
-                        let (cell, detail) = match &p.result {
-                            Ok(d) => (Cell::new("ok").fg(Color::Green), d.clone()),
-                            Err(e) => (Cell::new(e.code()).fg(Color::Red), e.to_string()),
+                        let color = match p.result {
+                            PieceResult::Verified(_) => Color::Green,
+                            PieceResult::NotChecked { .. } => Color::Yellow,
+                            PieceResult::Failed(_) | PieceResult::Error(_) => Color::Red,
                         };
-                        table.add_row(vec![Cell::new(&p.name), cell, Cell::new(detail)]);
+                        let label = p.result.reason().unwrap_or("ok");
+                        table.add_row(vec![
+                            Cell::new(&p.name),
+                            Cell::new(label).fg(color),
+                            Cell::new(p.result.detail()),
+                        ]);
                     }
                     output::print_stdout(&format!(
                         "{table}\nverdict: {}{}\nnot checked: key rotations after this checkpoint (offline, only the keys given are trusted)",
