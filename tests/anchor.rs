@@ -53,7 +53,14 @@ fn dir_anchor_records_everything_and_verifies() {
     // A checkpoint was signed (seq 3) and the anchor recorded after it.
     assert_eq!(
         w.kinds(),
-        ["event", "event", "event", "checkpoint", "anchor", "checkpoint"]
+        [
+            "event",
+            "event",
+            "event",
+            "checkpoint",
+            "anchor",
+            "checkpoint"
+        ]
     );
     assert_eq!(out["covering_checkpoint_seq"], 5);
     let rec: serde_json::Value = serde_json::from_str(&w.lines()[4]).unwrap();

@@ -510,7 +510,14 @@ fn anchor_records_signed_by_a_rotated_in_key_are_judged_like_the_log() {
     // accepts the same log and note.
     assert_eq!(code(&o), 0, "{}", both(&o));
     // With every key of A given, still accepted.
-    let o =
-        f.w.run(&["anchor", "verify", "a.jsonl", "--pub", "fleet-all.pub", "--from", &target]);
+    let o = f.w.run(&[
+        "anchor",
+        "verify",
+        "a.jsonl",
+        "--pub",
+        "fleet-all.pub",
+        "--from",
+        &target,
+    ]);
     assert_eq!(code(&o), 0, "{}", both(&o));
 }

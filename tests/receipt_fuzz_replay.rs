@@ -16,7 +16,15 @@ const KEY: &str = "example.com/fuzz+504fa413+AVCs9qsOgBOcgANSzYcFmSfV5bKJ81fWUHD
 fn exercise(data: &[u8]) -> Option<Verdict> {
     let key = vouch::note::VerifierKey::from_text(KEY).unwrap();
     let r = receipt::parse(data).ok()?;
-    Some(receipt::verify(&r, &vouch::chain::TrustedKeys::new([key]).ok()?, &OFFLINE, None).verdict())
+    Some(
+        receipt::verify(
+            &r,
+            &vouch::chain::TrustedKeys::new([key]).ok()?,
+            &OFFLINE,
+            None,
+        )
+        .verdict(),
+    )
 }
 
 #[test]

@@ -101,7 +101,10 @@ fn same_dir(auditor: &Path, recorded: &Path) -> bool {
     if absolute.as_deref() == Some(recorded) {
         return true;
     }
-    match (std::fs::canonicalize(auditor), std::fs::canonicalize(recorded)) {
+    match (
+        std::fs::canonicalize(auditor),
+        std::fs::canonicalize(recorded),
+    ) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     }
@@ -250,7 +253,9 @@ pub(crate) fn compare_dir(
     let obj = match dir::fetch_at(base, &d.file) {
         Ok(Some(obj)) => obj,
         Ok(None) => return Ok(Err(AnchorError::Missing)),
-        Err(Error::AnchorTarget { .. } | Error::TooLarge { .. } | Error::NotARegularFile { .. }) => {
+        Err(
+            Error::AnchorTarget { .. } | Error::TooLarge { .. } | Error::NotARegularFile { .. },
+        ) => {
             return Ok(Err(AnchorError::Replaced {
                 expected: super::record::sha256_hex(note),
                 found: "(not a regular file of at most 1 MiB)".into(),
@@ -258,6 +263,7 @@ pub(crate) fn compare_dir(
         }
         Err(e) => return Err(e),
     };
+    found.push(("path", obj.path.display().to_string()));
     found.push(("mode", format!("{:o}", obj.mode)));
     found.push(("immutable", obj.immutable.to_string()));
     if obj.bytes != note {

@@ -243,12 +243,14 @@ pub fn list(dir: &Path, origin: &str) -> Result<Vec<ListedEntry>> {
         out.push(match read_object(&path) {
             Ok(Some(obj)) => ListedEntry::Object(obj),
             Ok(None) => continue,
-            Err(e @ (Error::AnchorTarget { .. } | Error::TooLarge { .. } | Error::NotARegularFile { .. })) => {
-                ListedEntry::Bad {
-                    path,
-                    problem: e.to_string(),
-                }
-            }
+            Err(
+                e @ (Error::AnchorTarget { .. }
+                | Error::TooLarge { .. }
+                | Error::NotARegularFile { .. }),
+            ) => ListedEntry::Bad {
+                path,
+                problem: e.to_string(),
+            },
             Err(error) => ListedEntry::Error { path, error },
         });
     }

@@ -514,7 +514,10 @@ impl Session {
         v: &ListedVersion,
     ) -> Result<Result<Option<Vec<u8>>, String>> {
         if v.size.is_some_and(|s| s > MAX_OBJECT as i64) {
-            return Ok(Err(format!("an object of {} bytes, over {MAX_OBJECT}", v.size.unwrap_or(0))));
+            return Ok(Err(format!(
+                "an object of {} bytes, over {MAX_OBJECT}",
+                v.size.unwrap_or(0)
+            )));
         }
         let client = self.client(self.conn.region.clone());
         let target = format!("s3://{bucket}/{}", v.key);
@@ -605,7 +608,10 @@ fn compare_head(
     ));
     found.push((
         "retain_until",
-        head.until.as_ref().map(rfc3339).unwrap_or_else(|| "none".into()),
+        head.until
+            .as_ref()
+            .map(rfc3339)
+            .unwrap_or_else(|| "none".into()),
     ));
     found.push(("legal_hold", head.hold.to_string()));
     if let Some(v) = &head.version_id {

@@ -75,10 +75,7 @@ impl StateFile {
                     return Err(Error::BadStateFile {
                         path: path.to_path_buf(),
                         what: "anchor state",
-                        reason: format!(
-                            "format {:?}, not {ANCHOR_STATE_FORMAT}",
-                            state.format
-                        ),
+                        reason: format!("format {:?}, not {ANCHOR_STATE_FORMAT}", state.format),
                     });
                 }
                 state
@@ -97,7 +94,7 @@ impl StateFile {
         self.state
             .objects
             .get(id)
-            .filter(|r| self.now_unix - r.fetched_unix <= self.recheck_secs)
+            .filter(|r| self.now_unix - r.fetched_unix < self.recheck_secs)
             .map(|r| r.note.as_str())
     }
 

@@ -202,7 +202,9 @@ impl AnchorReport {
             .filter(|c| matches!(c.outcome, EntryOutcome::NotChecked(_)))
             .count();
         if unchecked > 0 {
-            out.push(format!("{unchecked} anchor(s) not checked (see their rows)"));
+            out.push(format!(
+                "{unchecked} anchor(s) not checked (see their rows)"
+            ));
         }
         out
     }
@@ -490,7 +492,11 @@ fn s3_identity(bucket: &str, key: &str, version: Option<&str>) -> String {
     format!("s3:{bucket}/{key}@{}", version.unwrap_or(""))
 }
 
-fn verify_log(path: &Path, opts: &mut VerifyAnchorsOptions, online: &Online) -> Result<AnchorReport> {
+fn verify_log(
+    path: &Path,
+    opts: &mut VerifyAnchorsOptions,
+    online: &Online,
+) -> Result<AnchorReport> {
     let scan = scan_log(path)?;
     let mut checks = Vec::new();
     let mut anchored: Vec<AuditorCheckpoint> = Vec::new();
@@ -595,7 +601,9 @@ fn attribute_failure(log: &LogReport, checks: &mut [AnchorCheck]) {
     // note itself unusable.
     let untrusted = matches!(
         failure.error,
-        ChainError::UnknownKey { .. } | ChainError::BadSignature { .. } | ChainError::BadCheckpoint { .. }
+        ChainError::UnknownKey { .. }
+            | ChainError::BadSignature { .. }
+            | ChainError::BadCheckpoint { .. }
     );
     for check in checks {
         if !matches!(check.outcome, EntryOutcome::Verified(_)) {
@@ -724,16 +732,14 @@ fn list_target(
     let listed = match target {
         Target::Dir { path } => list_dir(path, origin, seen),
         #[cfg(feature = "s3")]
-        Target::S3 { bucket, prefix } => {
-            list_s3(bucket, prefix, origin, opts, online, seen)
-        }
+        Target::S3 { bucket, prefix } => list_s3(bucket, prefix, origin, opts, online, seen),
         #[cfg(not(feature = "s3"))]
         Target::S3 { .. } => Err(super::s3_disabled()),
-        Target::Tsa { .. } => Ok(Vec::new()),
+        Target::Tsa { .. } => Ok((Vec::new(), 0)),
     };
     #[cfg(not(feature = "s3"))]
     let _ = (online, &opts);
-    let listed = match listed {
+    let (listed, objects) = match listed {
         Ok(l) => l,
         Err(error) => {
             return ListedTarget {
@@ -743,7 +749,6 @@ fn list_target(
             };
         }
     };
-    let objects = listed.len();
     for item in listed {
         let mut check = AnchorCheck {
             source: CheckSource::Listing,
@@ -789,9 +794,16 @@ fn list_target(
     }
 }
 
-fn list_dir(path: &Path, origin: &str, seen: &mut BTreeSet<String>) -> Result<Vec<Listed>> {
+/// The entries not seen before, and how many entries the target holds.
+fn list_dir(
+    path: &Path,
+    origin: &str,
+    seen: &mut BTreeSet<String>,
+) -> Result<(Vec<Listed>, usize)> {
     let mut out = Vec::new();
-    for entry in dir::list(path, origin)? {
+    let entries = dir::list(path, origin)?;
+    let total = entries.len();
+    for entry in entries {
         let (p, bytes) = match entry {
             dir::ListedEntry::Object(o) => (o.path, Ok(o.bytes)),
             dir::ListedEntry::Bad { path, problem } => (path, Err(ListedProblem::Bad(problem))),
@@ -808,7 +820,7 @@ fn list_dir(path: &Path, origin: &str, seen: &mut BTreeSet<String>) -> Result<Ve
             bytes,
         });
     }
-    Ok(out)
+    Ok((out, total))
 }
 
 #[cfg(feature = "s3")]
@@ -819,10 +831,12 @@ fn list_s3(
     opts: &VerifyAnchorsOptions,
     online: &Online,
     seen: &mut BTreeSet<String>,
-) -> Result<Vec<Listed>> {
+) -> Result<(Vec<Listed>, usize)> {
     let session = online.session()?;
     let mut out = Vec::new();
-    for v in session.list_versions(bucket, prefix, origin, opts.page_size)? {
+    let versions = session.list_versions(bucket, prefix, origin, opts.page_size)?;
+    let total = versions.len();
+    for v in versions {
         let id = s3_identity(bucket, &v.key, Some(&v.version_id));
         if !seen.insert(id.clone()) {
             continue;
@@ -830,7 +844,11 @@ fn list_s3(
         let location = format!("s3://{bucket}/{}?versionId={}", v.key, v.version_id);
         // A version downloaded recently whose server checksum is still
         // the remembered note's is not downloaded again.
-        let remembered = opts.state.as_ref().and_then(|s| s.fresh(&id)).map(str::to_owned);
+        let remembered = opts
+            .state
+            .as_ref()
+            .and_then(|s| s.fresh(&id))
+            .map(str::to_owned);
         let bytes = match remembered {
             Some(note) if session.head_version(bucket, &v, note.as_bytes())? == Some(true) => {
                 Ok(note.into_bytes())
@@ -849,5 +867,5 @@ fn list_s3(
             bytes,
         });
     }
-    Ok(out)
+    Ok((out, total))
 }

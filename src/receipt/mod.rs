@@ -153,7 +153,9 @@ pub enum ReceiptError {
     GivenRecordMismatch,
     #[error("not a vouch receipt: invalid JSON or members at line {line}, column {column}")]
     Unparseable { line: usize, column: usize },
-    #[error("unsupported receipt format {format:?} (this vouch reads {RECEIPT_FORMAT}; make the receipt again with `vouch receipt`)")]
+    #[error(
+        "unsupported receipt format {format:?} (this vouch reads {RECEIPT_FORMAT}; make the receipt again with `vouch receipt`)"
+    )]
     UnsupportedFormat { format: String },
     #[error("the checkpoint {0}")]
     BadCheckpoint(CheckpointFailure),
@@ -167,7 +169,9 @@ pub enum ReceiptError {
     Inclusion,
     #[error("the binding checkpoint {0}")]
     BadBinding(CheckpointFailure),
-    #[error("the binding checkpoint is for {found:?}, smaller than the receipt's checkpoint or of another log")]
+    #[error(
+        "the binding checkpoint is for {found:?}, smaller than the receipt's checkpoint or of another log"
+    )]
     BindingMismatch { found: String },
     #[error("the binding checkpoint is not consistent with the receipt's checkpoint")]
     Consistency,
@@ -311,12 +315,9 @@ pub fn build(path: &Path, seq: u64, include_record: bool) -> Result<Receipt> {
     };
     // The binding checkpoint: the first checkpoint record after the last
     // anchor record used.
-    let binding_seq = anchor_seqs.last().and_then(|last| {
-        scan.checkpoints
-            .iter()
-            .map(|c| c.0)
-            .find(|c| c > last)
-    });
+    let binding_seq = anchor_seqs
+        .last()
+        .and_then(|last| scan.checkpoints.iter().map(|c| c.0).find(|c| c > last));
     let changed = || crate::chain::read::changed(path);
     let mut ranges = vec![merkle::inclusion_ranges(seq, size).map_err(|_| changed())?];
     let mut keep: BTreeSet<u64> = BTreeSet::from([seq]);
@@ -986,8 +987,8 @@ fn describe_verified(entry: &AnchorEntry, found: &[(&'static str, String)]) -> S
             get("legal_hold")
         ),
         AnchorEntry::Dir(_) => format!(
-            "read from {}: the note, mode {}, immutable {}",
-            entry.location(),
+            "read from {} (your target): the note, mode {}, immutable {}",
+            get("path"),
             get("mode"),
             get("immutable")
         ),

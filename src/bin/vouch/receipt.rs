@@ -4,9 +4,9 @@ use crate::output::{self, EXIT_VERIFIED, Format};
 use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use vouch::anchor::check::{CheckContext, Online};
 use vouch::chain::keys;
 use vouch::fs::read_bounded;
-use vouch::anchor::check::{CheckContext, Online};
 use vouch::receipt::{self, PieceResult, ReceiptVerifyReport};
 use vouch::{Error, Result};
 
@@ -136,11 +136,8 @@ fn verify(args: VerifyArgs) -> ExitCode {
                 .map(vouch::anchor::timestamp::load_roots)
                 .transpose()?;
             let online = if args.online {
-                let targets = crate::anchor::auditor_targets(
-                    &args.from,
-                    args.targets.as_deref(),
-                    &args.s3,
-                )?;
+                let targets =
+                    crate::anchor::auditor_targets(&args.from, args.targets.as_deref(), &args.s3)?;
                 if targets.is_empty() {
                     return Err(Error::MissingOption {
                         option: "--from TARGET",

@@ -1,0 +1,442 @@
+//! Issue 9: `vouch anchor verify` looks only where the auditor says, claims
+//! only what it checked, keeps going past bad listing entries, follows S3
+//! pagination, reads rotated segments and directories, and with `--state`
+//! downloads only what is new. Real peers: the local file system and
+//! moto's Object Lock S3 server (`.venv`, scripts/setup-test-env.sh).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod anchor_support;
+#[allow(dead_code)]
+mod tsa_support;
+
+use anchor_support::*;
+use serde_json::{Value, json};
+
+fn dir_target(w: &Work, name: &str) -> (std::path::PathBuf, String) {
+    let d = w.path(name);
+    std::fs::create_dir(&d).unwrap();
+    let t = format!("dir:{}", d.display());
+    (d, t)
+}
+
+/// The seq of the `n`th (0-based) anchor record.
+fn anchor_seq(w: &Work, n: usize) -> usize {
+    w.kinds()
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| *k == "anchor")
+        .nth(n)
+        .unwrap()
+        .0
+}
+
+/// Rewrites the body of the log's last line (links stay intact: the last
+/// record is not covered by anything, so nothing breaks).
+fn rewrite_last_body(w: &Work, edit: impl FnOnce(&mut Value)) {
+    let mut lines = w.lines();
+    let mut rec: Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+    edit(&mut rec["body"]);
+    // Records are JCS (sorted keys, no spaces); serde_json's map is sorted.
+    *lines.last_mut().unwrap() = serde_json::to_string(&rec).unwrap();
+    std::fs::write(&w.log, lines.join("\n") + "\n").unwrap();
+}
+
+fn statuses(report: &Value) -> Vec<(String, String)> {
+    report["anchors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["status"].as_str().unwrap().to_owned(),
+                a["reason"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// The issue's attack: cut the log back to its first anchor record (now
+/// the unsigned last record) and point it at a copy of the old note in a
+/// directory the attacker controls. Never exit 0: the attacker's location
+/// is not followed, and the auditor's own target reveals the truncation.
+#[test]
+fn a_rewritten_last_anchor_record_is_not_followed_and_truncation_is_found() {
+    let w = Work::new(3);
+    let (d, t) = dir_target(&w, "worm");
+    assert_eq!(code(&w.anchor(&["--to", &t])), 0);
+    w.append(2);
+    assert_eq!(code(&w.anchor(&["--to", &t])), 0);
+    assert_eq!(code(&w.verify(&["--from", &t])), 0);
+    // Cut back to the first anchor record and redirect it.
+    let first = anchor_seq(&w, 0);
+    w.truncate_to(first + 1);
+    let evil = w.path("evil");
+    let folder = std::fs::read_dir(&d).unwrap().next().unwrap().unwrap();
+    let copy = evil.join(folder.file_name());
+    std::fs::create_dir_all(&copy).unwrap();
+    for f in std::fs::read_dir(folder.path()).unwrap() {
+        let f = f.unwrap();
+        std::fs::copy(f.path(), copy.join(f.file_name())).unwrap();
+    }
+    let evil_s = evil.to_str().unwrap().to_owned();
+    rewrite_last_body(&w, |b| b["anchors"][0]["dir"] = json!(evil_s));
+
+    // Without a target of the auditor's: nothing is claimed.
+    let v = w.verify(&[]);
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    let r = one(&v);
+    assert_eq!(r["verdict"], "incomplete", "{r}");
+    assert_eq!(r["truncation_checked"], false);
+    assert_eq!(
+        statuses(&r),
+        [("not_checked".into(), "outside_targets".into())]
+    );
+    let table = vouch(&[
+        "anchor",
+        "verify",
+        Work::s(&w.log),
+        "--pub",
+        Work::s(&w.pubkey),
+    ]);
+    let text = stdout(&table);
+    assert!(!text.contains("consistent"), "{text}");
+    assert!(text.contains("truncation after the last anchor record cannot be detected"));
+
+    // With the auditor's own target: the second anchor's checkpoint is
+    // there, so the truncation is found; the redirected record is still
+    // not followed.
+    let v = w.verify(&["--from", &t]);
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    let r = one(&v);
+    assert_eq!(r["verdict"], "rejected", "{r}");
+    assert!(reasons(&r).contains(&"log:truncated".to_owned()), "{r}");
+    assert!(reasons(&r).contains(&"outside_targets".to_owned()), "{r}");
+}
+
+/// A planted directory named like a note and an oversized note file are
+/// reported one by one; the rest of the listing is used, so a truncation
+/// is still found (exit 1, not 2), and no reassuring summary is printed.
+#[test]
+fn bad_listing_entries_are_reported_and_the_rest_is_used() {
+    let w = Work::new(3);
+    let (d, t) = dir_target(&w, "worm");
+    assert_eq!(code(&w.anchor(&["--to", &t])), 0);
+    w.append(2);
+    assert_eq!(code(&w.anchor(&["--to", &t])), 0);
+    let folder = std::fs::read_dir(&d)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::create_dir(folder.join("zzz.note")).unwrap();
+    std::fs::write(folder.join("big.note"), vec![b'x'; (1 << 20) + 1]).unwrap();
+    let v = w.verify(&["--from", &t]);
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    let r = one(&v);
+    let bad = r["anchors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["reason"] == "bad_listed_object")
+        .count();
+    assert_eq!(bad, 2, "{r}");
+    assert_eq!(r["listed"][0]["listed"], true);
+    // Truncated below the second anchor: found through the listing.
+    w.truncate_to(anchor_seq(&w, 1) - 2);
+    let v = w.verify(&["--from", &t]);
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    let r = one(&v);
+    assert!(reasons(&r).contains(&"log:truncated".to_owned()), "{r}");
+    let table = vouch(&[
+        "anchor",
+        "verify",
+        Work::s(&w.log),
+        "--pub",
+        Work::s(&w.pubkey),
+        "--from",
+        &t,
+    ]);
+    assert_eq!(code(&table), 1);
+    assert!(!stdout(&table).contains("consistent"), "{}", stdout(&table));
+}
+
+/// A log that logrotate split into segments is checked with its segments,
+/// given as the live file or as the directory; several logs in one
+/// directory each get a report.
+#[test]
+fn rotated_segments_and_directories_are_verified_like_verify() {
+    let w = Work::new(3);
+    let (_d, t) = dir_target(&w, "worm");
+    assert_eq!(code(&w.anchor(&["--to", &t])), 0);
+    // logrotate: rename the live file away, keep appending to a new one.
+    let rotated = w.path("log.jsonl.1");
+    std::fs::rename(&w.log, &rotated).unwrap();
+    w.append(2);
+    assert_eq!(code(&w.anchor(&["--to", &t])), 0);
+    let v = w.verify(&["--from", &t]);
+    assert_eq!(code(&v), 0, "{}", stdout(&v));
+    let r = one(&v);
+    assert_eq!(r["verdict"], "consistent");
+    assert_eq!(r["log"]["segments"].as_array().unwrap().len(), 2, "{r}");
+    // The two segments named explicitly, and the directory.
+    for args in [
+        vec![Work::s(&rotated), Work::s(&w.log)],
+        vec![w.log.parent().unwrap().to_str().unwrap()],
+    ] {
+        let mut a = vec!["anchor", "verify"];
+        a.extend(args);
+        a.extend([
+            "--pub",
+            Work::s(&w.pubkey),
+            "--from",
+            &t,
+            "--format",
+            "json",
+        ]);
+        let o = vouch(&a);
+        assert_eq!(code(&o), 0, "{a:?}: {}", stdout(&o));
+        assert_eq!(
+            json(&o)["logs"].as_array().unwrap().len(),
+            1,
+            "{}",
+            stdout(&o)
+        );
+    }
+    // Truncating the live segment below its anchor is found.
+    w.truncate_to(1);
+    let v = w.verify(&["--from", &t]);
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    assert!(reasons(&one(&v)).contains(&"log:truncated".to_owned()));
+}
+
+/// A dir target's file is read below the auditor's directory: a record
+/// naming another directory that happens to hold a copy is not followed.
+#[test]
+fn a_dir_record_is_read_below_the_auditors_directory_only() {
+    let w = Work::new(2);
+    let (_d, t) = dir_target(&w, "worm");
+    assert_eq!(code(&w.anchor(&["--to", &t])), 0);
+    let (_o, other) = dir_target(&w, "other");
+    let v = w.verify(&["--from", &other]);
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    let r = one(&v);
+    assert_eq!(
+        statuses(&r),
+        [("not_checked".into(), "outside_targets".into())]
+    );
+    // A target file of several targets.
+    let file = w.path("targets.txt");
+    std::fs::write(&file, format!("# ours\n\n{other}\n{t}\n")).unwrap();
+    let v = w.verify(&["--targets", Work::s(&file)]);
+    assert_eq!(code(&v), 0, "{}", stdout(&v));
+    assert_eq!(one(&v)["listed"].as_array().unwrap().len(), 2);
+    // A tsa: line is refused (a TSA keeps nothing to list): exit 2.
+    std::fs::write(&file, "tsa:http://127.0.0.1:1/\n").unwrap();
+    let v = w.verify(&["--targets", Work::s(&file)]);
+    assert_eq!(code(&v), 2, "{}", stdout(&v));
+}
+
+// ---------------------------------------------------------------- S3 (moto)
+
+#[cfg(feature = "s3")]
+fn s3_anchor(w: &Work, m: &Moto, target: &str) -> Value {
+    let o = w.anchor(&[
+        "--to",
+        target,
+        "--endpoint",
+        &m.endpoint,
+        "--retain-days",
+        "2",
+    ]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    json(&o)
+}
+
+#[cfg(feature = "s3")]
+fn s3_verify(w: &Work, m: &Moto, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["--endpoint", m.endpoint.as_str()];
+    args.extend_from_slice(extra);
+    w.verify(&args)
+}
+
+/// More versions than one listing page: every page is followed (moto
+/// serves pages of `--page-size`), and a truncation found on the last page.
+#[test]
+#[cfg(feature = "s3")]
+fn s3_listing_follows_every_page() {
+    let Some(m) = Moto::start() else { return };
+    m.lock_bucket("pages");
+    let w = Work::new(1);
+    let t = "s3://pages/p";
+    for _ in 0..5 {
+        s3_anchor(&w, &m, t);
+        w.append(1);
+    }
+    let v = s3_verify(&w, &m, &["--from", t, "--page-size", "2"]);
+    assert_eq!(code(&v), 0, "{}", stdout(&v));
+    let r = one(&v);
+    assert_eq!(r["listed"][0]["objects"], 5, "{r}");
+    // The last anchor's record cut off: its checkpoint is on the last page.
+    w.truncate_to(anchor_seq(&w, 4) - 2);
+    let v = s3_verify(&w, &m, &["--from", t, "--page-size", "2"]);
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    assert!(reasons(&one(&v)).contains(&"log:truncated".to_owned()));
+}
+
+/// An object over 1 MiB planted in the origin's folder is one bad entry;
+/// the listing's other objects still reveal a truncation (exit 1).
+#[test]
+#[cfg(feature = "s3")]
+fn s3_planted_large_object_is_reported_and_the_rest_used() {
+    let Some(m) = Moto::start() else { return };
+    m.lock_bucket("planted");
+    let w = Work::new(2);
+    let t = "s3://planted/x";
+    let out = s3_anchor(&w, &m, t);
+    let key = out["anchors"][0]["key"].as_str().unwrap().to_owned();
+    let folder = key.rsplit_once('/').unwrap().0.to_owned();
+    w.append(1);
+    s3_anchor(&w, &m, t);
+    m.py(&format!(
+        "body = b'x' * ((1 << 20) + 1)\n\
+         s3.put_object(Bucket='planted', Key='{folder}/zzz.note', Body=body, ChecksumSHA256=base64.b64encode(hashlib.sha256(body).digest()).decode())"
+    ));
+    w.truncate_to(anchor_seq(&w, 1) - 2);
+    let v = s3_verify(&w, &m, &["--from", t]);
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    let r = one(&v);
+    let rs = reasons(&r);
+    assert!(rs.contains(&"bad_listed_object".to_owned()), "{rs:?}");
+    assert!(rs.contains(&"log:truncated".to_owned()), "{rs:?}");
+}
+
+/// The endpoint recorded in an anchor record is never contacted: the
+/// auditor's `--endpoint` (or environment) is used. A listener on the
+/// recorded endpoint sees no connection.
+#[test]
+#[cfg(feature = "s3")]
+fn the_recorded_endpoint_is_never_contacted() {
+    let Some(m) = Moto::start() else { return };
+    m.lock_bucket("endpoint-test");
+    let w = Work::new(2);
+    s3_anchor(&w, &m, "s3://endpoint-test");
+    // Make the anchor record the (uncovered) last record and point its
+    // endpoint at a listener the test watches.
+    w.truncate_to(anchor_seq(&w, 0) + 1);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let decoy = format!("http://{}", listener.local_addr().unwrap());
+    rewrite_last_body(&w, |b| b["anchors"][0]["endpoint"] = json!(decoy));
+    // Through the environment, as an auditor's cron job would set it.
+    let o = vouch_env(
+        &[
+            "anchor",
+            "verify",
+            Work::s(&w.log),
+            "--pub",
+            Work::s(&w.pubkey),
+            "--from",
+            "s3://endpoint-test",
+            "--format",
+            "json",
+        ],
+        &[("AWS_ENDPOINT_URL", m.endpoint.as_str())],
+    );
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(one(&o)["anchors"][0]["status"], "verified");
+    assert!(
+        listener.accept().is_err(),
+        "vouch connected to the endpoint named by the log"
+    );
+}
+
+/// With `--state`, a second run checks old anchors by HEAD only; the state
+/// saves downloads, never trust: an object replaced since is still found,
+/// an edited state only causes a download, and `--recheck-days 0` downloads
+/// everything again.
+#[test]
+#[cfg(feature = "s3")]
+fn s3_state_heads_old_anchors_and_still_finds_changes() {
+    let Some(m) = Moto::start() else { return };
+    m.lock_bucket("state");
+    let w = Work::new(2);
+    let t = "s3://state/s";
+    let out = s3_anchor(&w, &m, t);
+    let (key, version) = (
+        out["anchors"][0]["key"].as_str().unwrap().to_owned(),
+        out["anchors"][0]["version_id"].as_str().unwrap().to_owned(),
+    );
+    w.append(1);
+    let o = w.anchor(&[
+        "--to",
+        t,
+        "--endpoint",
+        &m.endpoint,
+        "--retain-days",
+        "2",
+        "--mode",
+        "governance",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    let gov = json(&o)["anchors"][0].clone();
+    let state = w.path("anchor-state.json");
+    let st = Work::s(&state).to_owned();
+    let checked = |r: &Value| -> Vec<bool> {
+        r["anchors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["source"] == "record")
+            .map(|a| a["found"]["checked"].is_string())
+            .collect()
+    };
+    let v = s3_verify(&w, &m, &["--from", t, "--state", &st]);
+    assert_eq!(code(&v), 0, "{}", stdout(&v));
+    assert_eq!(checked(&one(&v)), [false, false], "first run downloads");
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    assert_eq!(saved["format"], "vouch-anchor-state/1");
+    assert_eq!(saved["objects"].as_object().unwrap().len(), 2);
+    let v = s3_verify(&w, &m, &["--from", t, "--state", &st]);
+    assert_eq!(code(&v), 0, "{}", stdout(&v));
+    assert_eq!(checked(&one(&v)), [true, true], "second run: HEAD only");
+    let v = s3_verify(
+        &w,
+        &m,
+        &["--from", t, "--state", &st, "--recheck-days", "0"],
+    );
+    assert_eq!(code(&v), 0);
+    assert_eq!(
+        checked(&one(&v)),
+        [false, false],
+        "--recheck-days 0 downloads"
+    );
+
+    // An edited state (another note for the first object) only makes the
+    // run download it again.
+    let mut edited = saved.clone();
+    let id = format!("s3:state/{key}@{version}");
+    edited["objects"][&id]["note"] = json!("example.com/anchor-test\n1\nAAAA\n");
+    std::fs::write(&state, serde_json::to_vec(&edited).unwrap()).unwrap();
+    let v = s3_verify(&w, &m, &["--from", t, "--state", &st]);
+    assert_eq!(code(&v), 0, "{}", stdout(&v));
+    assert_eq!(checked(&one(&v)), [false, true]);
+
+    // The governance-locked anchor replaced: found with the state too.
+    let (gkey, gver) = (
+        gov["key"].as_str().unwrap(),
+        gov["version_id"].as_str().unwrap(),
+    );
+    m.py(&format!(
+        "s3.delete_object(Bucket='state', Key='{gkey}', VersionId='{gver}', BypassGovernanceRetention=True)"
+    ));
+    let v = s3_verify(&w, &m, &["--from", t, "--state", &st]);
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    assert!(reasons(&one(&v)).contains(&"anchor_missing".to_owned()));
+    // A state file that is not one: exit 2, and it is left as it was.
+    std::fs::write(&state, "not json").unwrap();
+    let v = s3_verify(&w, &m, &["--from", t, "--state", &st]);
+    assert_eq!(code(&v), 2, "{}", stdout(&v));
+    assert_eq!(std::fs::read_to_string(&state).unwrap(), "not json");
+}
