@@ -689,8 +689,14 @@ fn tsa_anchor_is_verified_before_recording_and_checked_by_verify() {
     let v = w.verify(&["--tsa-ca", Work::s(&tsa.other_roots)]);
     assert_eq!(code(&v), 1, "{}", stdout(&v));
     assert_eq!(one(&v)["anchors"][0]["status"], "rejected");
-    // Anchored to a directory of the auditor's as well: consistent.
+    // A target of the auditor's that holds no anchor of this log says
+    // nothing about what the log lost: still incomplete.
     let (_d, t) = dir_target(&w);
+    let v = w.verify(&["--tsa-ca", Work::s(&tsa.roots), "--from", &t]);
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    assert_eq!(one(&v)["verdict"], "incomplete");
+    assert_eq!(one(&v)["truncation_checked"], false);
+    // Anchored to that directory as well: consistent.
     assert_eq!(code(&w.anchor(&["--to", &t])), 0);
     let v = w.verify(&["--tsa-ca", Work::s(&tsa.roots), "--from", &t]);
     assert_eq!(code(&v), 0, "{}", stdout(&v));

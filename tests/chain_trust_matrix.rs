@@ -255,6 +255,60 @@ fn by_anchor_verify(f: &Fleet, i: usize, c: &Case, keyfile: &str) -> Verdict {
     verdict(&o)
 }
 
+/// `vouch anchor verify` of a copy of A with an anchor record appended (as
+/// anyone who can write the file can) naming the note, whose object sits
+/// in the auditor's directory: the recorded note counts exactly when the
+/// trust rule says so.
+fn by_anchor_record(f: &Fleet, i: usize, c: &Case, keyfile: &str) -> Verdict {
+    let dir = f.w.path(&format!("rec-anchors-{keyfile}-{i}"));
+    let folder_name = vouch::anchor::dir::escape_origin(A);
+    let file = format!("{folder_name}/{:020}-case.note", f.m);
+    std::fs::create_dir_all(dir.join(&folder_name)).unwrap();
+    std::fs::write(dir.join(&file), &c.note).unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir.join(&file), std::fs::Permissions::from_mode(0o444)).unwrap();
+    }
+    let copy = f.w.path(&format!("a-rec-{keyfile}-{i}.jsonl"));
+    std::fs::copy(f.w.path("a.jsonl"), &copy).unwrap();
+    let root = checkpoint_text(&f.w.path("a.jsonl"), A, f.m, &[])
+        .lines()
+        .nth(2)
+        .map(|b64| {
+            use base64::Engine;
+            vouch::hex::encode(
+                &base64::engine::general_purpose::STANDARD
+                    .decode(b64)
+                    .unwrap(),
+            )
+        })
+        .unwrap();
+    let body = serde_json::json!({
+        "note": c.note,
+        "note_sha256": vouch::anchor::record::sha256_hex(c.note.as_bytes()),
+        "origin": A,
+        "size": f.m,
+        "root": root,
+        "anchors": [{"type": "dir", "dir": dir.to_str().unwrap(), "file": file, "mode": 292, "immutable": false}],
+    });
+    append_forged(&copy, A, "anchor", &body);
+    let from = format!("dir:{}", dir.display());
+    let keys = key_args(keyfile, &c.extra_online);
+    let o = f.w.run(&args(
+        &[
+            "anchor",
+            "verify",
+            copy.to_str().unwrap(),
+            "--from",
+            &from,
+            "--format",
+            "json",
+        ],
+        &keys,
+    ));
+    verdict(&o)
+}
+
 /// `vouch verify-proof` of record 2 with the note as the proof's checkpoint.
 fn by_verify_proof(f: &Fleet, i: usize, c: &Case, keyfile: &str) -> Verdict {
     let log = f.w.path("a.jsonl");
@@ -379,6 +433,16 @@ fn every_command_reaches_the_same_trust_verdict_on_the_same_note() {
         (
             "anchor verify --from (all of A's keys)",
             by_anchor_verify,
+            "fleet-all.pub",
+        ),
+        (
+            "anchor verify, recorded note (fleet keys)",
+            by_anchor_record,
+            "fleet.pub",
+        ),
+        (
+            "anchor verify, recorded note (all of A's keys)",
+            by_anchor_record,
             "fleet-all.pub",
         ),
         ("verify-proof (current key)", by_verify_proof, "offline.pub"),

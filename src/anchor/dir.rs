@@ -297,8 +297,11 @@ mod tests {
         assert_eq!(err.code(), "anchor_exists");
         let found = list(dir.path(), "o").unwrap();
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].bytes, b"note one\n");
-        unset_immutable(&found[0].path);
+        let ListedEntry::Object(obj) = &found[0] else {
+            panic!("{:?}", found[0]);
+        };
+        assert_eq!(obj.bytes, b"note one\n");
+        unset_immutable(&obj.path);
     }
 
     fn unset_immutable(path: &Path) {

@@ -19,7 +19,7 @@
 //! truncation after the last anchor record cannot be detected and the log
 //! is `incomplete`, never `consistent`.
 
-use super::check::{AuditorTargets, CheckContext, EntryOutcome, NotChecked, Online};
+use super::check::{AuditorTargets, CheckContext, EntryOutcome, Online};
 use super::record::{AnchorBody, AnchorEntry, scan_log, sha256_hex};
 use super::state::StateFile;
 use super::{Target, dir};
@@ -181,10 +181,13 @@ impl AnchorReport {
         self.checks.is_empty()
     }
 
-    /// Whether any auditor target was listed: only then is a truncation
-    /// after the last anchor record detectable.
+    /// Whether an auditor target was listed and holds anchors of this log:
+    /// only then is a truncation after the last anchor record detectable
+    /// (a target that holds none says nothing about what the log lost).
     pub fn truncation_checked(&self) -> bool {
-        self.listed.iter().any(|l| l.error.is_none())
+        self.listed
+            .iter()
+            .any(|l| l.error.is_none() && l.objects > 0)
     }
 
     /// What this run could not establish, in words (empty when consistent).
@@ -192,8 +195,12 @@ impl AnchorReport {
         let mut out = Vec::new();
         if !self.truncation_checked() {
             out.push(
-                "truncation after the last anchor record cannot be detected: no target of yours was listed (give --from s3://BUCKET/PREFIX or dir:/PATH)"
-                    .to_owned(),
+                if self.listed.iter().any(|l| l.error.is_none()) {
+                    "truncation after the last anchor record cannot be detected: no target of yours holds an anchor of this log"
+                } else {
+                    "truncation after the last anchor record cannot be detected: no target of yours was listed (give --from s3://BUCKET/PREFIX or dir:/PATH)"
+                }
+                .to_owned(),
             );
         }
         let unchecked = self
@@ -673,7 +680,7 @@ fn check_recorded_entry(
     #[cfg(feature = "s3")]
     if let (AnchorEntry::S3(s), Some(online), Some(state)) = (entry, ctx.online, state) {
         if online.targets.covering(entry).is_none() {
-            return EntryOutcome::NotChecked(NotChecked::OutsideTargets);
+            return EntryOutcome::NotChecked(super::check::NotChecked::OutsideTargets);
         }
         let id = s3_identity(&s.bucket, &s.key, s.version_id.as_deref());
         if s.version_id.is_some() && state.fresh(&id) == Some(body.note.as_str()) {
