@@ -1655,3 +1655,75 @@ fn a_dir_anchor_outside_its_directory_and_unknown_anchor_members_are_rejected() 
     assert_eq!(code(&o), 1, "{}", both(&o));
     assert!(stdout(&o).contains("bad_anchor_record"), "{}", stdout(&o));
 }
+
+/// Issue 9: an anchor record anyone can append (no key needed), naming the
+/// log's real checkpoint and a made-up locator, and later covered by the
+/// writer's next checkpoint, goes into a receipt as what it is: a claim.
+/// Offline it is "anchor claimed, not checked" (exit 1); online it is
+/// followed only inside the auditor's targets; never `complete`.
+#[test]
+fn a_forged_anchor_record_in_a_receipt_is_a_claim_never_complete() {
+    let w = Work::new();
+    w.keygen("example.com/a", "ka");
+    w.append("a.jsonl", "ka", 3);
+    w.ok(&["checkpoint", "a.jsonl", "--key", "ka"]);
+    let note = w
+        .read("a.jsonl")
+        .lines()
+        .last()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["body"]["note"].clone())
+        .unwrap();
+    let note = note.as_str().unwrap().to_owned();
+    let cp_lines: Vec<&str> = note.lines().collect();
+    let root = {
+        use base64::Engine;
+        vouch::hex::encode(
+            &base64::engine::general_purpose::STANDARD
+                .decode(cp_lines[2])
+                .unwrap(),
+        )
+    };
+    let body = json!({
+        "note": note,
+        "note_sha256": vouch::anchor::record::sha256_hex(note.as_bytes()),
+        "origin": "example.com/a",
+        "size": 3,
+        "root": root,
+        "anchors": [{"type": "dir", "dir": "/nonexistent/worm", "file": "x/y.note", "mode": 292, "immutable": true}],
+    });
+    append_forged(&w.path("a.jsonl"), "example.com/a", "anchor", &body);
+    w.append("a.jsonl", "ka", 1);
+    w.ok(&["checkpoint", "a.jsonl", "--key", "ka"]);
+    w.ok(&["receipt", "a.jsonl", "--seq", "1", "--out", "r.json"]);
+    let r: Value = serde_json::from_str(&w.read("r.json")).unwrap();
+    assert_eq!(r["anchors"].as_array().unwrap().len(), 1, "{r}");
+    let o = w.run(&[
+        "receipt", "verify", "r.json", "--pub", "ka.pub", "--format", "json",
+    ]);
+    no_panic(&o, "receipt verify");
+    assert_eq!(code(&o), 1, "{}", both(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["verdict"], "anchor_not_checked", "{v}");
+    std::fs::create_dir(w.path("worm")).unwrap();
+    let from = format!("dir:{}", w.path("worm").display());
+    let o = w.run(&[
+        "receipt", "verify", "r.json", "--pub", "ka.pub", "--online", "--from", &from, "--format",
+        "json",
+    ]);
+    assert_eq!(code(&o), 1, "{}", both(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["verdict"], "anchor_not_checked", "{v}");
+    assert!(stdout(&o).contains("outside_targets"), "{v}");
+    // --allow-unanchored accepts what the receipt does prove (the
+    // signature), and says the anchor was not checked.
+    let o = w.run(&[
+        "receipt",
+        "verify",
+        "r.json",
+        "--pub",
+        "ka.pub",
+        "--allow-unanchored",
+    ]);
+    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert!(stdout(&o).contains("anchor claimed, not checked"));
+}
