@@ -702,3 +702,50 @@ fn tsa_anchor_is_verified_before_recording_and_checked_by_verify() {
     assert_eq!(code(&v), 0, "{}", stdout(&v));
     assert_eq!(one(&v)["verdict"], "consistent");
 }
+
+/// F3 (independent attack on issue 9): a tsa entry's recorded copies are
+/// never shown as verified: the row names the URL as recorded, the time
+/// and signer come from the token, and an imprint algorithm other than the
+/// one the format fixes (`sha256`) is rejected.
+#[test]
+fn tsa_rows_show_the_token_and_a_recorded_imprint_other_than_sha256_is_rejected() {
+    let Some(tsa) = local_tsa("tsa_rows") else {
+        return;
+    };
+    let w = Work::new(2);
+    let o = w.anchor(&[
+        "--to",
+        &format!("tsa:{}", tsa.url),
+        "--tsa-ca",
+        Work::s(&tsa.roots),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    let v = w.verify(&["--tsa-ca", Work::s(&tsa.roots)]);
+    let row = one(&v)["anchors"][0].clone();
+    assert_eq!(row["status"], "verified", "{row}");
+    assert!(
+        row["location"].as_str().unwrap().contains("recorded url"),
+        "{row}"
+    );
+    assert!(
+        row["found"]["signer"]
+            .as_str()
+            .unwrap()
+            .contains("Anchor Test TSA")
+    );
+    // The anchor record edited (before the writer's next checkpoint covers
+    // it) to claim another imprint algorithm.
+    let seq = w.kinds().iter().position(|k| k == "anchor").unwrap();
+    w.truncate_to(seq + 1);
+    let mut lines = w.lines();
+    let last = lines
+        .pop()
+        .unwrap()
+        .replace("\"imprint_alg\":\"sha256\"", "\"imprint_alg\":\"sha1\"");
+    lines.push(last);
+    std::fs::write(&w.log, lines.join("\n") + "\n").unwrap();
+    w.checkpoint();
+    let v = w.verify(&["--tsa-ca", Work::s(&tsa.roots)]);
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    assert_eq!(one(&v)["anchors"][0]["reason"], "bad_tsa_token");
+}

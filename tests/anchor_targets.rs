@@ -89,7 +89,7 @@ fn a_rewritten_last_anchor_record_is_not_followed_and_truncation_is_found() {
     assert_eq!(r["truncation_checked"], false);
     assert_eq!(
         statuses(&r),
-        [("not_checked".into(), "outside_targets".into())]
+        [("not_checked".into(), "uncovered_record".into())]
     );
     let table = vouch(&[
         "anchor",
@@ -110,7 +110,15 @@ fn a_rewritten_last_anchor_record_is_not_followed_and_truncation_is_found() {
     let r = one(&v);
     assert_eq!(r["verdict"], "rejected", "{r}");
     assert!(reasons(&r).contains(&"log:truncated".to_owned()), "{r}");
+    assert!(reasons(&r).contains(&"uncovered_record".to_owned()), "{r}");
+    // Once the writer's next checkpoint covers the redirected record, its
+    // location is still not followed: it is outside the auditor's targets.
+    w.checkpoint();
+    let v = w.verify(&["--from", &t]);
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    let r = one(&v);
     assert!(reasons(&r).contains(&"outside_targets".to_owned()), "{r}");
+    assert!(reasons(&r).contains(&"log:truncated".to_owned()), "{r}");
 }
 
 /// A planted directory named like a note and an oversized note file are
@@ -328,6 +336,8 @@ fn the_recorded_endpoint_is_never_contacted() {
     listener.set_nonblocking(true).unwrap();
     let decoy = format!("http://{}", listener.local_addr().unwrap());
     rewrite_last_body(&w, |b| b["anchors"][0]["endpoint"] = json!(decoy));
+    // The writer's next checkpoint covers the edited record.
+    w.checkpoint();
     // Through the environment, as an auditor's cron job would set it.
     let o = vouch_env(
         &[
@@ -438,4 +448,135 @@ fn s3_state_heads_old_anchors_and_still_finds_changes() {
     let v = s3_verify(&w, &m, &["--from", t, "--state", &st]);
     assert_eq!(code(&v), 2, "{}", stdout(&v));
     assert_eq!(std::fs::read_to_string(&state).unwrap(), "not json");
+}
+
+/// Found by an independent attack on this issue (F1): a `--from dir:`
+/// target that does not exist is an error, not an empty listing; and a
+/// target whose folder for this log was renamed away holds no anchor of
+/// it, so truncation cannot be detected there: never `consistent`.
+#[test]
+fn a_missing_target_or_a_renamed_origin_folder_is_never_consistent() {
+    let w = Work::new(2);
+    let (d, t) = dir_target(&w, "worm");
+    assert_eq!(code(&w.anchor(&["--to", &t])), 0);
+    let gone = format!("dir:{}", w.path("no-such-dir").display());
+    let v = w.verify(&["--from", &t, "--from", &gone]);
+    assert_eq!(code(&v), 2, "{}", stdout(&v));
+    let r = one(&v);
+    assert_eq!(r["verdict"], "error", "{r}");
+    // Truncated before the anchor record, the origin folder renamed: the
+    // target holds nothing of this log, the log has no anchor left.
+    w.truncate_to(3);
+    let folder = std::fs::read_dir(&d)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::rename(&folder, d.join("elsewhere")).unwrap();
+    let v = w.verify(&["--from", &t]);
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    assert_eq!(one(&v)["verdict"], "no_anchors");
+}
+
+/// F4: a dir anchor whose file name holds a NUL byte is a malformed record
+/// (exit 1), not an I/O error.
+#[test]
+fn a_nul_byte_in_a_dir_anchor_file_is_a_bad_record() {
+    let w = Work::new(2);
+    let (_d, t) = dir_target(&w, "worm");
+    assert_eq!(code(&w.anchor(&["--to", &t])), 0);
+    w.truncate_to(anchor_seq(&w, 0) + 1);
+    rewrite_last_body(&w, |b| b["anchors"][0]["file"] = json!("a\u{0}b.note"));
+    w.checkpoint();
+    let v = w.verify(&["--from", &t]);
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    assert!(reasons(&one(&v)).contains(&"bad_anchor_record".to_owned()));
+}
+
+/// F6: a log failure that names no anchor's size is the log's own, not
+/// copied onto every anchor row.
+#[test]
+fn a_log_failure_is_not_blamed_on_unrelated_anchors() {
+    let w = Work::new(3);
+    let (_d, t) = dir_target(&w, "worm");
+    assert_eq!(code(&w.anchor(&["--to", &t])), 0);
+    // A record after the anchor is edited: the chain breaks there.
+    w.append(2);
+    let mut lines = w.lines();
+    let n = lines.len();
+    lines[n - 2] = lines[n - 2].replace("\"i\":0", "\"i\":9");
+    std::fs::write(&w.log, lines.join("\n") + "\n").unwrap();
+    let v = w.verify(&["--from", &t]);
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    let r = one(&v);
+    assert_eq!(r["verdict"], "rejected");
+    assert!(r["log"]["failure"]["reason"].is_string(), "{r}");
+    for a in r["anchors"].as_array().unwrap() {
+        assert_eq!(a["status"], "verified", "{r}");
+    }
+}
+
+/// F7 (independent attack on issue 9): given a directory (a fleet), a log
+/// whose file was deleted while its anchors stay at the auditor's target is
+/// `missing_log` (exit 1); given files, only those logs are judged.
+#[test]
+fn a_log_deleted_from_a_fleet_directory_is_missing() {
+    let w = Work::new(2);
+    let (_d, t) = dir_target(&w, "worm");
+    assert_eq!(code(&w.anchor(&["--to", &t])), 0);
+    let fleet = w.path("fleet");
+    std::fs::create_dir(&fleet).unwrap();
+    let a = fleet.join("a.jsonl");
+    std::fs::rename(&w.log, &a).unwrap();
+    // A second log, its own key, anchored to the same target.
+    let kb = w.path("kb");
+    let o = vouch(&[
+        "keygen",
+        "--origin",
+        "example.com/other",
+        "--out",
+        Work::s(&kb),
+    ]);
+    assert_eq!(code(&o), 0);
+    let b = fleet.join("b.jsonl");
+    let o = vouch(&["append", Work::s(&b), "--key", Work::s(&kb), "{\"b\":1}"]);
+    assert_eq!(code(&o), 0);
+    let o = vouch(&["anchor", Work::s(&b), "--key", Work::s(&kb), "--to", &t]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let keys = w.path("fleet.pub");
+    std::fs::write(
+        &keys,
+        std::fs::read_to_string(&w.pubkey).unwrap()
+            + &std::fs::read_to_string(format!("{}.pub", kb.display())).unwrap(),
+    )
+    .unwrap();
+    let run = |input: &std::path::Path| {
+        vouch(&[
+            "anchor",
+            "verify",
+            Work::s(input),
+            "--pub",
+            Work::s(&keys),
+            "--from",
+            &t,
+            "--format",
+            "json",
+        ])
+    };
+    let o = run(&fleet);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    assert_eq!(json(&o)["logs"].as_array().unwrap().len(), 2);
+    std::fs::remove_file(&b).unwrap();
+    let o = run(&fleet);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    let doc = json(&o);
+    assert_eq!(
+        doc["missing_logs"][0]["origin"], "example.com/other",
+        "{doc}"
+    );
+    assert_eq!(doc["missing_logs"][0]["reason"], "missing_log");
+    // One log named as a file: the others are not this run's question.
+    let o = run(&a);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
 }

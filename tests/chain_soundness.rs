@@ -1727,3 +1727,26 @@ fn a_forged_anchor_record_in_a_receipt_is_a_claim_never_complete() {
     assert_eq!(code(&o), 0, "{}", both(&o));
     assert!(stdout(&o).contains("anchor claimed, not checked"));
 }
+
+/// F5 (independent attack on issue 9): a file that is not a receipt is a
+/// rejection reported like any other (verdict `rejected`, `bad_receipt`,
+/// exit 1), also when it is larger than any receipt can be.
+#[test]
+fn a_file_that_is_not_a_receipt_is_a_rejected_verdict() {
+    let w = Work::new();
+    w.keygen("example.com/a", "ka");
+    w.write("junk.json", "{\"format\":\"vouch-receipt/2\",\"x\":1}");
+    w.write("big.json", vec![b' '; (4 << 20) + 1]);
+    for file in ["junk.json", "big.json"] {
+        let o = w.run(&[
+            "receipt", "verify", file, "--pub", "ka.pub", "--format", "json",
+        ]);
+        no_panic(&o, "receipt verify");
+        assert_eq!(code(&o), 1, "{file}: {}", both(&o));
+        let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+        assert_eq!(v["verdict"], "rejected", "{v}");
+        assert_eq!(v["reason"], "bad_receipt", "{v}");
+    }
+    let o = w.run(&["receipt", "verify", "missing.json", "--pub", "ka.pub"]);
+    assert_eq!(code(&o), 2, "{}", both(&o));
+}

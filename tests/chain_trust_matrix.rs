@@ -292,6 +292,9 @@ fn by_anchor_record(f: &Fleet, i: usize, c: &Case, keyfile: &str) -> Verdict {
         "anchors": [{"type": "dir", "dir": dir.to_str().unwrap(), "file": file, "mode": 292, "immutable": false}],
     });
     append_forged(&copy, A, "anchor", &body);
+    // The writer's next checkpoint covers it (an uncovered anchor record
+    // is a claim only, whatever its note).
+    f.w.ok(&["checkpoint", copy.to_str().unwrap(), "--key", "k3"]);
     let from = format!("dir:{}", dir.display());
     let keys = key_args(keyfile, &c.extra_online);
     let o = f.w.run(&args(

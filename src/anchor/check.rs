@@ -120,6 +120,8 @@ pub enum NotChecked {
     Offline,
     /// A storage locator outside every target the auditor allows.
     OutsideTargets,
+    /// An anchor record that no signed checkpoint covers yet.
+    Uncovered,
 }
 
 impl NotChecked {
@@ -128,6 +130,7 @@ impl NotChecked {
             NotChecked::NoTsaRoots => "no_tsa_roots",
             NotChecked::Offline => "offline",
             NotChecked::OutsideTargets => "outside_targets",
+            NotChecked::Uncovered => "uncovered_record",
         }
     }
     pub fn message(&self) -> &'static str {
@@ -140,6 +143,9 @@ impl NotChecked {
             }
             NotChecked::OutsideTargets => {
                 "anchor claimed, not checked: the location is outside every target you allow (--from)"
+            }
+            NotChecked::Uncovered => {
+                "anchor claimed, not checked: no signed checkpoint covers this anchor record (anyone who can write the log could have appended it); sign one with `vouch checkpoint`"
             }
         }
     }

@@ -45,6 +45,43 @@ pub fn origin_folder(origin: &str) -> String {
     escape_origin(origin)
 }
 
+/// The origins whose folders are below `dir` (folder names that are not
+/// a valid escape of any origin are skipped).
+pub fn origin_folders(dir: &Path) -> Result<Vec<String>> {
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        if entry.file_type().is_ok_and(|t| t.is_dir())
+            && let Some(origin) = entry.file_name().to_str().and_then(unescape_origin)
+        {
+            out.push(origin);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The origin an escaped folder name stands for ([`escape_origin`]'s
+/// inverse), when the name is exactly such an escape.
+pub fn unescape_origin(folder: &str) -> Option<String> {
+    let b = folder.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = folder.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    let origin = String::from_utf8(out).ok()?;
+    (!origin.is_empty() && escape_origin(&origin) == folder).then_some(origin)
+}
+
 /// Escapes an origin for use as one path segment: bytes other than
 /// `[A-Za-z0-9._-]` become `%XX` (uppercase hex).
 pub fn escape_origin(origin: &str) -> String {
@@ -222,6 +259,13 @@ pub enum ListedEntry {
 /// `Bad` and the listing goes on; only a folder that cannot be read at all
 /// is an error.
 pub fn list(dir: &Path, origin: &str) -> Result<Vec<ListedEntry>> {
+    // The target itself must be there: a directory that is gone (or was
+    // never there) is not an empty listing.
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return Err(target_error(dir, TargetProblem::NotADirectory)),
+        Err(e) => return Err(Error::io(dir, e)),
+    }
     let folder = dir.join(origin_folder(origin));
     let entries = match std::fs::read_dir(&folder) {
         Ok(e) => e,

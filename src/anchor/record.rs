@@ -53,7 +53,8 @@ impl AnchorEntry {
                 s.key,
                 s.version_id.as_deref().unwrap_or("-")
             ),
-            AnchorEntry::Tsa(t) => format!("tsa:{} at {}", t.url, t.gen_time),
+            // The URL is not in the token: shown as what the record says.
+            AnchorEntry::Tsa(t) => format!("tsa token (recorded url {})", t.url),
         }
     }
 
@@ -89,6 +90,8 @@ impl DirAnchor {
         let file = std::path::Path::new(&self.file);
         std::path::Path::new(&self.dir).is_absolute()
             && !self.file.is_empty()
+            && !self.file.contains('\0')
+            && !self.dir.contains('\0')
             && file
                 .components()
                 .all(|c| matches!(c, std::path::Component::Normal(_)))

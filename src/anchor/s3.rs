@@ -506,6 +506,53 @@ impl Session {
         })
     }
 
+    /// The origins whose folders are directly below `prefix` in `bucket`
+    /// (listing with delimiter `/`, every page).
+    pub fn list_folders(&self, bucket: &str, prefix: &str) -> Result<Vec<String>> {
+        let target = format!("s3://{bucket}/{prefix}");
+        let client = self.client(self.conn.region.clone());
+        self.rt.block_on(async {
+            let mut out = Vec::new();
+            let mut token: Option<String> = None;
+            loop {
+                let page = client
+                    .list_objects_v2()
+                    .bucket(bucket)
+                    .prefix(prefix)
+                    .delimiter("/")
+                    .set_continuation_token(token.clone())
+                    .send()
+                    .await
+                    .map_err(|e| remote(&target, "ListObjectsV2", e))?;
+                for p in page.common_prefixes() {
+                    if let Some(name) = p
+                        .prefix()
+                        .and_then(|k| k.strip_prefix(prefix))
+                        .and_then(|k| k.strip_suffix('/'))
+                        .and_then(dir::unescape_origin)
+                    {
+                        out.push(name);
+                    }
+                }
+                if out.len() > MAX_LISTED {
+                    return Err(Error::Remote {
+                        target: target.clone(),
+                        operation: "ListObjectsV2",
+                        code: None,
+                        message: format!("more than {MAX_LISTED} folders"),
+                    });
+                }
+                match page.next_continuation_token() {
+                    Some(t) if page.is_truncated() == Some(true) && Some(t) != token.as_deref() => {
+                        token = Some(t.to_owned());
+                    }
+                    _ => break,
+                }
+            }
+            Ok(out)
+        })
+    }
+
     /// GETs one listed version. `Ok(Err(why))`: the entry is not a note
     /// vouch could have written (too large); `Ok(Ok(None))`: gone.
     pub fn get_version(

@@ -55,6 +55,8 @@ pub enum TokenProblem {
     Invalid(TsaError),
     #[error("the token's genTime {found} is not the recorded {recorded}")]
     GenTimeMismatch { recorded: String, found: String },
+    #[error("the recorded imprint algorithm {recorded:?} is not \"sha256\"")]
+    ImprintAlg { recorded: String },
 }
 
 impl TokenProblem {
@@ -63,7 +65,9 @@ impl TokenProblem {
         match self {
             TokenProblem::NotBase64 => "bad_tsa_token",
             TokenProblem::Invalid(e) => e.code(),
-            TokenProblem::GenTimeMismatch { .. } => "bad_tsa_token",
+            TokenProblem::GenTimeMismatch { .. } | TokenProblem::ImprintAlg { .. } => {
+                "bad_tsa_token"
+            }
         }
     }
 }
@@ -90,6 +94,11 @@ pub fn verify(
     note: &[u8],
     roots: &TrustStore,
 ) -> std::result::Result<VerifiedAnchorTime, TokenProblem> {
+    if anchor.imprint_alg != "sha256" {
+        return Err(TokenProblem::ImprintAlg {
+            recorded: anchor.imprint_alg.clone(),
+        });
+    }
     let token = base64::engine::general_purpose::STANDARD
         .decode(&anchor.token)
         .map_err(|_| TokenProblem::NotBase64)?;

@@ -258,6 +258,8 @@ pub struct AnchorFleet {
     pub logs: Vec<AnchorReport>,
     /// Paths that could not be examined, with why (exit 2).
     pub problems: Vec<(PathBuf, String)>,
+    /// Logs anchored at a target but not given (directories only; exit 1).
+    pub missing: Vec<MissingLog>,
 }
 
 impl AnchorFleet {
@@ -268,6 +270,7 @@ impl AnchorFleet {
             .iter()
             .map(AnchorReport::exit_code)
             .chain((!self.problems.is_empty()).then_some(2))
+            .chain((!self.missing.is_empty()).then_some(1))
             .collect();
         if codes.contains(&1) {
             1
@@ -287,6 +290,7 @@ pub const ANCHOR_VERIFY_FORMAT: &str = "vouch-anchor-verify/2";
 pub struct AnchorVerifyReport {
     pub format: &'static str,
     pub logs: Vec<AnchoredLogDocument>,
+    pub missing_logs: Vec<MissingLog>,
     pub problems: Vec<PathProblem>,
     pub exit_code: u8,
 }
@@ -424,6 +428,7 @@ impl From<&AnchorFleet> for AnchorVerifyReport {
         AnchorVerifyReport {
             format: ANCHOR_VERIFY_FORMAT,
             logs: f.logs.iter().map(AnchoredLogDocument::from).collect(),
+            missing_logs: f.missing.clone(),
             problems: f
                 .problems
                 .iter()
@@ -467,10 +472,98 @@ pub fn verify_anchors(paths: &[PathBuf], opts: &mut VerifyAnchorsOptions) -> Res
     for path in live_paths(&found.files) {
         logs.push(verify_log(&path, opts, &online)?);
     }
+    // A directory names a fleet: every origin anchored at an auditor
+    // target under a key the auditor trusts must have its log in it.
+    let mut missing = Vec::new();
+    let mut problems = found.problems;
+    if paths.iter().any(|p| p.is_dir()) {
+        let present: BTreeSet<String> = logs.iter().filter_map(|l| l.log.origin.clone()).collect();
+        for target in online.targets.targets() {
+            match missing_logs(target, &present, &opts.trusted, &online) {
+                Ok(m) => missing.extend(m),
+                Err(e) => problems.push((PathBuf::from(target.to_string()), e.to_string())),
+            }
+        }
+    }
     Ok(AnchorFleet {
         logs,
-        problems: found.problems,
+        problems,
+        missing,
     })
+}
+
+/// A log that is not there although a target holds its anchors.
+#[derive(Debug, Clone, Serialize)]
+pub struct MissingLog {
+    pub origin: String,
+    pub target: String,
+    /// The anchored note found (one that counts under the keys given).
+    pub location: String,
+    pub size: u64,
+    pub reason: &'static str,
+}
+
+/// The origins with a folder at `target` that holds a note counting under
+/// `trusted` for that origin, and no log among `present`.
+fn missing_logs(
+    target: &Target,
+    present: &BTreeSet<String>,
+    trusted: &crate::chain::TrustedKeys,
+    online: &Online,
+) -> Result<Vec<MissingLog>> {
+    let counts = |origin: &str, bytes: &[u8]| {
+        crate::chain::trust::open_standalone(bytes, Some(origin), trusted)
+            .ok()
+            .map(|v| v.checkpoint().size)
+    };
+    let mut out = Vec::new();
+    let origins: Vec<String> = match target {
+        Target::Dir { path } => dir::origin_folders(path)?,
+        #[cfg(feature = "s3")]
+        Target::S3 { bucket, prefix } => online.session()?.list_folders(bucket, prefix)?,
+        #[cfg(not(feature = "s3"))]
+        Target::S3 { .. } => return Err(super::s3_disabled()),
+        Target::Tsa { .. } => Vec::new(),
+    };
+    #[cfg(not(feature = "s3"))]
+    let _ = online;
+    for origin in origins.into_iter().filter(|o| !present.contains(o)) {
+        let found = match target {
+            Target::Dir { path } => dir::list(path, &origin)?.into_iter().find_map(|e| match e {
+                dir::ListedEntry::Object(o) => counts(&origin, &o.bytes)
+                    .map(|size| (format!("dir:{}", o.path.display()), size)),
+                _ => None,
+            }),
+            #[cfg(feature = "s3")]
+            Target::S3 { bucket, prefix } => {
+                let session = online.session()?;
+                let mut hit = None;
+                for v in session.list_versions(bucket, prefix, &origin, None)? {
+                    if let Ok(Some(bytes)) = session.get_version(bucket, &v)?
+                        && let Some(size) = counts(&origin, &bytes)
+                    {
+                        hit = Some((
+                            format!("s3://{bucket}/{}?versionId={}", v.key, v.version_id),
+                            size,
+                        ));
+                        break;
+                    }
+                }
+                hit
+            }
+            _ => None,
+        };
+        if let Some((location, size)) = found {
+            out.push(MissingLog {
+                origin,
+                target: target.to_string(),
+                location,
+                size,
+                reason: "missing_log",
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// The files that are not segments rotated away from another file given:
@@ -509,6 +602,7 @@ fn verify_log(
     let mut anchored: Vec<AuditorCheckpoint> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let origin = scan.origin.clone();
+    let last_checkpoint_seq = scan.checkpoints.last().map(|c| c.0);
     let ctx = CheckContext {
         tsa_roots: opts.tsa_roots.as_ref(),
         online: Some(online),
@@ -538,6 +632,11 @@ fn verify_log(
         if let Ok(cp) = &recorded {
             anchored.push(cp.clone());
         }
+        // A record after the last checkpoint is signed by nothing: anyone
+        // who can write the file could have appended it. Its note still
+        // goes to the verifier (judged by the trust rule), but its entries
+        // are claims, not evidence (docs/FORMAT.md §9.3).
+        let covered = last_checkpoint_seq.is_some_and(|c| c > found.seq);
         for entry in &body.anchors {
             let mut check = AnchorCheck {
                 source,
@@ -549,6 +648,12 @@ fn verify_log(
             };
             check.outcome = match &recorded {
                 Err(e) => EntryOutcome::Rejected(e.clone()),
+                Ok(_) if !covered => match entry {
+                    AnchorEntry::Dir(d) if !d.confined() => {
+                        EntryOutcome::Rejected(AnchorError::BadRecord)
+                    }
+                    _ => EntryOutcome::NotChecked(super::check::NotChecked::Uncovered),
+                },
                 Ok(_) => {
                     if let Some(id) = seen_identity(entry, &online.targets) {
                         seen.insert(id);
@@ -620,8 +725,9 @@ fn attribute_failure(log: &LogReport, checks: &mut [AnchorCheck]) {
             check.outcome = EntryOutcome::Rejected(AnchorError::BadNote);
             continue;
         }
-        let hit = size.is_some() && check.size == size;
-        if hit || size.is_none() {
+        // Only a failure that names this anchor's size is blamed on it; any
+        // other failure is the log's own (its row, and the verdict).
+        if size.is_some() && check.size == size {
             check.outcome = EntryOutcome::Rejected(AnchorError::Log(failure.error.clone()));
         }
     }

@@ -556,8 +556,9 @@ pub const RECEIPT_VERIFY_FORMAT: &str = "vouch-receipt-verify/2";
 #[derive(Debug, Clone, Serialize)]
 pub struct ReceiptVerifyReport {
     pub format: &'static str,
-    pub origin: String,
-    pub seq: u64,
+    /// The receipt's origin and seq; null when the file is not a receipt.
+    pub origin: Option<String>,
+    pub seq: Option<u64>,
     pub verdict: Verdict,
     pub reason: Option<&'static str>,
     pub pieces: Vec<PieceReport>,
@@ -622,14 +623,55 @@ impl ReceiptVerifyReport {
     pub fn new(receipt: &Receipt, report: &ReceiptReport, allow_unanchored: bool) -> Self {
         ReceiptVerifyReport {
             format: RECEIPT_VERIFY_FORMAT,
-            origin: receipt.origin.clone(),
-            seq: report.seq(),
+            origin: Some(receipt.origin.clone()),
+            seq: Some(report.seq()),
             verdict: report.verdict(),
             reason: report.reason(),
             pieces: report.pieces().iter().map(PieceReport::from).collect(),
             not_checked: crate::chain::proof::OFFLINE_NOT_CHECKED,
             exit_code: report.exit_code(allow_unanchored),
         }
+    }
+}
+
+impl ReceiptVerifyReport {
+    /// The document for a file that is not a receipt this vouch reads: one
+    /// failed piece, verdict `rejected`, exit 1.
+    pub fn not_a_receipt(error: &ReceiptError) -> Self {
+        ReceiptVerifyReport {
+            format: RECEIPT_VERIFY_FORMAT,
+            origin: None,
+            seq: None,
+            verdict: Verdict::Rejected,
+            reason: Some(error.code()),
+            pieces: vec![PieceReport {
+                piece: "receipt".into(),
+                status: "failed",
+                reason: Some(error.code()),
+                detail: error.to_string(),
+            }],
+            not_checked: crate::chain::proof::OFFLINE_NOT_CHECKED,
+            exit_code: 1,
+        }
+    }
+}
+
+/// Reads and parses a receipt file: a file that cannot be a receipt (not
+/// JSON, unknown members, another format, over [`MAX_RECEIPT_BYTES`]) is
+/// evidence that fails (`Ok(Err)`); only a file that cannot be read is an
+/// operational error.
+pub fn load(path: &Path) -> Result<std::result::Result<Receipt, ReceiptError>> {
+    let bytes = match crate::fs::read_bounded(path, MAX_RECEIPT_BYTES) {
+        Ok(b) => b,
+        Err(Error::TooLarge { .. }) => {
+            return Ok(Err(ReceiptError::Malformed("larger than 4 MiB")));
+        }
+        Err(e) => return Err(e),
+    };
+    match parse(&bytes) {
+        Ok(r) => Ok(Ok(r)),
+        Err(Error::Receipt(e)) => Ok(Err(e)),
+        Err(e) => Err(e),
     }
 }
 

@@ -371,6 +371,12 @@ fn verify(args: VerifyArgs) -> ExitCode {
                 Format::Json => output::print_json(&AnchorVerifyReport::from(&fleet)),
                 Format::Table => {
                     let mut parts: Vec<String> = fleet.logs.iter().map(report_table).collect();
+                    for m in &fleet.missing {
+                        parts.push(format!(
+                            "missing log: {} has anchors at {} (size {} at {}) but no log of it was given (missing_log)",
+                            m.origin, m.target, m.size, m.location
+                        ));
+                    }
                     for (p, why) in &fleet.problems {
                         parts.push(format!("{}: error: {why}", p.display()));
                     }

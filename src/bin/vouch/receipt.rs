@@ -121,8 +121,20 @@ fn verify(args: VerifyArgs) -> ExitCode {
     finish(
         (|| {
             let trusted = keys::load_trusted_keys(&args.pubkeys)?;
-            let bytes = read_bounded(&args.file, receipt::MAX_RECEIPT_BYTES)?;
-            let r = receipt::parse(&bytes)?;
+            let r = match receipt::load(&args.file)? {
+                Ok(r) => r,
+                Err(e) => {
+                    match format {
+                        Format::Json => output::print_json(&ReceiptVerifyReport::not_a_receipt(&e)),
+                        Format::Table => output::print_stdout(&format!(
+                            "{}: {e}\nverdict: rejected ({})",
+                            args.file.display(),
+                            e.code()
+                        )),
+                    }
+                    return Ok(ExitCode::from(1));
+                }
+            };
             let given = match &args.record {
                 Some(p) => Some(read_bounded(
                     p,
