@@ -90,6 +90,9 @@ struct AnchorArgs {
 }
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Verdicts (docs/FORMAT.md §9.3): consistent (exit 0): every anchor checked verified, at least one of your targets holds anchors of the log, and the log extends every anchored checkpoint found; incomplete (exit 1): something was not checked (a location outside your targets, no --tsa-ca, an anchor record no checkpoint covers yet) or no target of yours holds anchors of this log, so truncation after the last anchor record cannot be detected; no_anchors (exit 1); rejected (exit 1); error (exit 2): a target could not be asked. Locations and endpoints recorded in the log are never followed."
+)]
 struct VerifyArgs {
     /// The log: a file (its rotated segments are read with it), several
     /// files, or a directory of logs.

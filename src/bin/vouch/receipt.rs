@@ -43,6 +43,9 @@ struct MakeArgs {
 }
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Verdicts (docs/FORMAT.md §10.1): complete (exit 0): the record, its inclusion under a checkpoint signed by a key you trust, and at least one anchor verified (a time-stamp token against --tsa-ca, or with --online an S3 or dir object at a target you name); anchor claimed, not checked (exit 1, 0 with --allow-unanchored): anchors bound to the log but none checked (offline, an S3 or dir anchor proves nothing); signed, not anchored (exit 1, 0 with --allow-unanchored); record not checked (exit 1): a hash-only receipt without --record; rejected (exit 1). Exit 2: the receipt file cannot be read, or a target could not be asked and nothing else decided the verdict."
+)]
 struct VerifyArgs {
     /// The receipt file.
     file: PathBuf,
