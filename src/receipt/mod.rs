@@ -811,7 +811,16 @@ pub fn verify(
             hashes.len()
         ))
     })();
+    let proven = proof_result.is_ok();
     pieces.push(Piece::new("proof", proof_result));
+    // The record line is shown as verified only once its leaf is proven
+    // into a trusted checkpoint: before that it is only self-consistent.
+    if !proven && let PieceResult::Verified(_) = pieces[0].result {
+        pieces[0].result = PieceResult::NotChecked {
+            code: "not_proven",
+            why: "the line is a well-formed record hashing to leaf_hash, but its inclusion in the log is not proven (see the proof)".into(),
+        };
+    }
     // 4. Anchors.
     let anchors_verified = verify_anchors(receipt, trusted, checkpoint.as_ref(), ctx, &mut pieces);
     let failed = pieces
