@@ -476,7 +476,10 @@ fn a_missing_target_or_a_renamed_origin_folder_is_never_consistent() {
     std::fs::rename(&folder, d.join("elsewhere")).unwrap();
     let v = w.verify(&["--from", &t]);
     assert_eq!(code(&v), 1, "{}", stdout(&v));
-    assert_eq!(one(&v)["verdict"], "no_anchors");
+    // The note is found by what it says, wherever it lies: a note outside
+    // its origin's folder is reported, never silently skipped.
+    assert_eq!(one(&v)["verdict"], "rejected");
+    assert!(reasons(&one(&v)).contains(&"bad_listed_object".to_owned()));
 }
 
 /// F4: a dir anchor whose file name holds a NUL byte is a malformed record

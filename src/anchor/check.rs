@@ -198,7 +198,12 @@ impl Online {
 
 /// Checks one anchor entry of `note` (the exact anchored bytes, already
 /// known to be the note the entry's record names).
-pub fn check_entry(entry: &AnchorEntry, note: &[u8], ctx: &CheckContext<'_>) -> EntryOutcome {
+pub fn check_entry(
+    entry: &AnchorEntry,
+    note: &[u8],
+    cp: &crate::note::checkpoint::Checkpoint,
+    ctx: &CheckContext<'_>,
+) -> EntryOutcome {
     if let AnchorEntry::Tsa(t) = entry {
         let Some(roots) = ctx.tsa_roots else {
             return EntryOutcome::NotChecked(NotChecked::NoTsaRoots);
@@ -214,11 +219,11 @@ pub fn check_entry(entry: &AnchorEntry, note: &[u8], ctx: &CheckContext<'_>) -> 
             Err(p) => EntryOutcome::Rejected(AnchorError::Timestamp(p)),
         };
     }
-    // A `dir` record naming a file outside its directory is malformed,
+    // A storage entry names its object as §9.2 does (content-addressed,
+    // in the origin's folder, where a listing finds it); a `dir` record
+    // naming a file outside its directory, or any other name, is malformed
     // wherever it would be read.
-    if let AnchorEntry::Dir(d) = entry
-        && !d.confined()
-    {
+    if !entry.names_object_of(cp) {
         return EntryOutcome::Rejected(AnchorError::BadRecord);
     }
     let Some(online) = ctx.online else {
@@ -259,12 +264,16 @@ pub(crate) fn compare_dir(
     let obj = match dir::fetch_at(base, &d.file) {
         Ok(Some(obj)) => obj,
         Ok(None) => return Ok(Err(AnchorError::Missing)),
+        // The auditor's directory itself not being one is operational; an
+        // entry below it that is no regular file, or a link, is tampering.
         Err(
-            Error::AnchorTarget { .. } | Error::TooLarge { .. } | Error::NotARegularFile { .. },
-        ) => {
+            e @ (Error::AnchorTarget { .. }
+            | Error::TooLarge { .. }
+            | Error::NotARegularFile { .. }),
+        ) if !matches!(&e, Error::AnchorTarget { path, .. } if path == base) => {
             return Ok(Err(AnchorError::Replaced {
                 expected: super::record::sha256_hex(note),
-                found: "(not a regular file of at most 1 MiB)".into(),
+                found: format!("(not a regular file of at most 1 MiB below your directory: {e})"),
             }));
         }
         Err(e) => return Err(e),
@@ -278,7 +287,8 @@ pub(crate) fn compare_dir(
             found: super::record::sha256_hex(&obj.bytes),
         }));
     }
-    if d.mode & 0o222 == 0 && obj.mode & 0o222 != 0 {
+    // A writable file is no lock, whatever the record says it was.
+    if obj.mode & 0o222 != 0 {
         return Ok(Err(AnchorError::NowWritable { mode: obj.mode }));
     }
     if d.immutable && !obj.immutable {

@@ -45,20 +45,116 @@ pub fn origin_folder(origin: &str) -> String {
     escape_origin(origin)
 }
 
-/// The origins whose folders are below `dir` (folder names that are not
-/// a valid escape of any origin are skipped).
-pub fn origin_folders(dir: &Path) -> Result<Vec<String>> {
-    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
-    let mut out = Vec::new();
-    for entry in entries {
+/// Every `*.note` entry below a `dir:` target, by the origin its note
+/// names (its first line), from one pass over every folder directly below
+/// the target (and the target itself). A note lying anywhere but in its
+/// origin's folder, e.g. in a folder that was renamed (chattr +i protects
+/// the files, not their folder's name), is a `Moved` entry of its origin,
+/// never silently skipped; an entry whose note names no origin is
+/// attributed to its folder's origin.
+pub type Index = std::collections::BTreeMap<String, Vec<ListedEntry>>;
+
+/// Most entries read from one `dir:` target.
+const MAX_INDEXED: usize = 250_000;
+
+/// Builds the [`Index`] of the target `dir` (which must exist).
+pub fn index(dir: &Path) -> Result<Index> {
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return Err(target_error(dir, TargetProblem::NotADirectory)),
+        Err(e) => return Err(Error::io(dir, e)),
+    }
+    let mut out = Index::new();
+    let mut count = 0usize;
+    let mut folders = vec![(dir.to_path_buf(), None::<String>)];
+    for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
         let entry = entry.map_err(|e| Error::io(dir, e))?;
-        if entry.file_type().is_ok_and(|t| t.is_dir())
-            && let Some(origin) = entry.file_name().to_str().and_then(unescape_origin)
-        {
-            out.push(origin);
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.is_dir() => folders.push((path, Some(name))),
+            Ok(m) if m.file_type().is_symlink() => {
+                if let Some(origin) = unescape_origin(&name) {
+                    out.entry(origin).or_default().push(ListedEntry::Bad {
+                        problem: target_error(&path, TargetProblem::Symlink).to_string(),
+                        path,
+                    });
+                }
+            }
+            _ => {}
         }
     }
-    out.sort();
+    folders.sort();
+    for (folder, name) in folders {
+        let folder_origin = name.as_deref().and_then(unescape_origin);
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(&folder).map_err(|e| Error::io(&folder, e))? {
+            let entry = entry.map_err(|e| Error::io(&folder, e))?;
+            if entry.file_name().to_string_lossy().ends_with(".note") {
+                names.push(entry.path());
+            }
+        }
+        names.sort();
+        for path in names {
+            count += 1;
+            if count > MAX_INDEXED {
+                return Err(Error::io(
+                    dir,
+                    std::io::Error::other(format!("more than {MAX_INDEXED} entries")),
+                ));
+            }
+            let (origin, entry) = match read_object(&path) {
+                Ok(Some(obj)) => {
+                    let named = obj
+                        .bytes
+                        .split(|b| *b == b'\n')
+                        .next()
+                        .and_then(|l| std::str::from_utf8(l).ok())
+                        .filter(|o| !o.is_empty())
+                        .map(str::to_owned);
+                    match named {
+                        Some(o) if name.as_deref() == Some(escape_origin(&o).as_str()) => {
+                            (Some(o), ListedEntry::Object(obj))
+                        }
+                        Some(o) => (
+                            Some(o.clone()),
+                            ListedEntry::Moved {
+                                problem: format!(
+                                    "{}: a note of {o:?} outside its folder {:?} (moved or planted)",
+                                    obj.path.display(),
+                                    escape_origin(&o)
+                                ),
+                                obj,
+                            },
+                        ),
+                        None => (
+                            folder_origin.clone(),
+                            ListedEntry::Bad {
+                                problem: "not a checkpoint note".into(),
+                                path: obj.path,
+                            },
+                        ),
+                    }
+                }
+                Ok(None) => continue,
+                Err(
+                    e @ (Error::AnchorTarget { .. }
+                    | Error::TooLarge { .. }
+                    | Error::NotARegularFile { .. }),
+                ) => (
+                    folder_origin.clone(),
+                    ListedEntry::Bad {
+                        path: path.clone(),
+                        problem: e.to_string(),
+                    },
+                ),
+                Err(error) => (folder_origin.clone(), ListedEntry::Error { path, error }),
+            };
+            if let Some(origin) = origin {
+                out.entry(origin).or_default().push(entry);
+            }
+        }
+    }
     Ok(out)
 }
 
@@ -107,6 +203,9 @@ pub fn put(dir: &Path, cp: &Checkpoint, note: &str) -> Result<DirAnchor> {
     let name = object_name(cp);
     let path = dir.join(&name);
     let folder = dir.join(origin_folder(&cp.origin));
+    if std::fs::symlink_metadata(&folder).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(target_error(&folder, TargetProblem::Symlink));
+    }
     if !folder.exists() {
         std::fs::create_dir(&folder)
             .or_else(|e| {
@@ -156,6 +255,10 @@ pub fn put(dir: &Path, cp: &Checkpoint, note: &str) -> Result<DirAnchor> {
         .permissions()
         .mode()
         & 0o7777;
+    // A file that stays writable is no write-once anchor: not recorded.
+    if mode & 0o222 != 0 {
+        return Err(target_error(&path, TargetProblem::StaysWritable));
+    }
     Ok(DirAnchor {
         dir: dir.to_string_lossy().into_owned(),
         file: name,
@@ -225,7 +328,32 @@ pub struct DirObject {
 ///
 /// [`DirAnchor::confined`]: super::record::DirAnchor::confined
 pub fn fetch_at(base: &Path, file: &str) -> Result<Option<DirObject>> {
-    read_object(&base.join(file))
+    // The auditor's directory must be there: one that is gone (unmounted)
+    // cannot be asked, which is not the same as an anchor that is missing.
+    match std::fs::metadata(base) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return Err(target_error(base, TargetProblem::NotADirectory)),
+        Err(e) => return Err(Error::io(base, e)),
+    }
+    // No component below the auditor's directory may be a link: the bytes
+    // read are the ones stored in that directory.
+    let mut path = base.to_path_buf();
+    let parts: Vec<&str> = file.split('/').collect();
+    for (i, part) in parts.iter().enumerate() {
+        path.push(part);
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(target_error(&path, TargetProblem::Symlink));
+            }
+            Ok(m) if i + 1 < parts.len() && !m.is_dir() => {
+                return Err(target_error(&path, TargetProblem::NotADirectory));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io(&path, e)),
+        }
+    }
+    read_object(&path)
 }
 
 fn read_object(path: &Path) -> Result<Option<DirObject>> {
@@ -250,55 +378,19 @@ fn read_object(path: &Path) -> Result<Option<DirObject>> {
 #[derive(Debug)]
 pub enum ListedEntry {
     Object(DirObject),
-    Bad { path: PathBuf, problem: String },
-    Error { path: PathBuf, error: Error },
-}
-
-/// Every `*.note` entry of `origin`'s folder below `dir`, in name order.
-/// An entry that is not a regular file or is too large is reported as
-/// `Bad` and the listing goes on; only a folder that cannot be read at all
-/// is an error.
-pub fn list(dir: &Path, origin: &str) -> Result<Vec<ListedEntry>> {
-    // The target itself must be there: a directory that is gone (or was
-    // never there) is not an empty listing.
-    match std::fs::metadata(dir) {
-        Ok(m) if m.is_dir() => {}
-        Ok(_) => return Err(target_error(dir, TargetProblem::NotADirectory)),
-        Err(e) => return Err(Error::io(dir, e)),
-    }
-    let folder = dir.join(origin_folder(origin));
-    let entries = match std::fs::read_dir(&folder) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::io(&folder, e)),
-    };
-    let mut names = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| Error::io(&folder, e))?;
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.ends_with(".note") && !name.starts_with('.') {
-            names.push(entry.path());
-        }
-    }
-    names.sort();
-    let mut out = Vec::new();
-    for path in names {
-        out.push(match read_object(&path) {
-            Ok(Some(obj)) => ListedEntry::Object(obj),
-            Ok(None) => continue,
-            Err(
-                e @ (Error::AnchorTarget { .. }
-                | Error::TooLarge { .. }
-                | Error::NotARegularFile { .. }),
-            ) => ListedEntry::Bad {
-                path,
-                problem: e.to_string(),
-            },
-            Err(error) => ListedEntry::Error { path, error },
-        });
-    }
-    Ok(out)
+    /// A note lying outside its origin's folder ([`index`]).
+    Moved {
+        obj: DirObject,
+        problem: String,
+    },
+    Bad {
+        path: PathBuf,
+        problem: String,
+    },
+    Error {
+        path: PathBuf,
+        error: Error,
+    },
 }
 
 #[cfg(test)]
@@ -333,18 +425,18 @@ mod tests {
             root: [1; 32],
             extensions: vec![],
         };
-        let a = put(dir.path(), &cp, "note one\n").unwrap();
+        let a = put(dir.path(), &cp, "o\nnote one\n").unwrap();
         assert_eq!(a.mode & 0o222, 0, "read-only");
-        let b = put(dir.path(), &cp, "note one\n").unwrap();
+        let b = put(dir.path(), &cp, "o\nnote one\n").unwrap();
         assert_eq!(a.file, b.file);
-        let err = put(dir.path(), &cp, "another note\n").unwrap_err();
+        let err = put(dir.path(), &cp, "o\nanother note\n").unwrap_err();
         assert_eq!(err.code(), "anchor_exists");
-        let found = list(dir.path(), "o").unwrap();
+        let found = index(dir.path()).unwrap().remove("o").unwrap();
         assert_eq!(found.len(), 1);
         let ListedEntry::Object(obj) = &found[0] else {
             panic!("{:?}", found[0]);
         };
-        assert_eq!(obj.bytes, b"note one\n");
+        assert_eq!(obj.bytes, b"o\nnote one\n");
         unset_immutable(&obj.path);
     }
 

@@ -37,7 +37,7 @@ pub enum AnchorError {
     },
     #[error("the legal hold recorded on the object was removed")]
     LegalHoldRemoved,
-    #[error("the file is writable now (mode {mode:o}), but was read-only when anchored")]
+    #[error("the file is writable (mode {mode:o}): no write-once anchor")]
     NowWritable { mode: u32 },
     #[error("the immutable attribute set when anchoring was removed")]
     ImmutableRemoved,

@@ -52,13 +52,20 @@ pub enum TargetProblem {
     NotAFile,
     #[error("an anchor with this name exists with other content; refusing to overwrite it")]
     ExistsWithOtherContent,
+    #[error("is a symbolic link: an anchor is never read or written through a link")]
+    Symlink,
+    #[error("stays writable after chmod 0444 (this file system keeps no read-only mode)")]
+    StaysWritable,
 }
 
 impl TargetProblem {
     /// Stable reason code.
     pub fn code(&self) -> &'static str {
         match self {
-            TargetProblem::NotADirectory | TargetProblem::NotAFile => "bad_target",
+            TargetProblem::NotADirectory
+            | TargetProblem::NotAFile
+            | TargetProblem::Symlink
+            | TargetProblem::StaysWritable => "bad_target",
             TargetProblem::ExistsWithOtherContent => "anchor_exists",
         }
     }

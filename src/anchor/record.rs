@@ -58,6 +58,23 @@ impl AnchorEntry {
         }
     }
 
+    /// Whether a storage entry names the object of `cp` as `vouch anchor`
+    /// writes it (docs/FORMAT.md §9.2): a `dir` file exactly
+    /// [`super::dir::object_name`] ([`DirAnchor::confined`] included), an
+    /// `s3` key that name under a prefix ending in `/` (or none). A `tsa`
+    /// entry names no object.
+    pub fn names_object_of(&self, cp: &Checkpoint) -> bool {
+        let name = super::dir::object_name(cp);
+        match self {
+            AnchorEntry::Dir(d) => d.confined() && d.file == name,
+            AnchorEntry::S3(s) => s
+                .key
+                .strip_suffix(name.as_str())
+                .is_some_and(|prefix| prefix.is_empty() || prefix.ends_with('/')),
+            AnchorEntry::Tsa(_) => true,
+        }
+    }
+
     /// The target type: `dir` or `s3`.
     pub fn kind(&self) -> &'static str {
         match self {

@@ -122,8 +122,16 @@ impl StateFile {
             what: "the anchor state",
             source,
         })?;
+        // A name of this run's own, so concurrent runs never rename each
+        // other's file away; the rename replaces the state atomically.
+        let mut nonce = [0u8; 8];
+        let _ = getrandom::fill(&mut nonce);
         let mut tmp = self.path.as_os_str().to_owned();
-        tmp.push(".tmp");
+        tmp.push(format!(
+            ".{}-{}.tmp",
+            std::process::id(),
+            crate::hex::encode(&nonce)
+        ));
         let tmp = PathBuf::from(tmp);
         let write = || -> std::io::Result<()> {
             use std::io::Write;

@@ -292,6 +292,10 @@ pub struct AnchorVerifyReport {
     pub logs: Vec<AnchoredLogDocument>,
     pub missing_logs: Vec<MissingLog>,
     pub problems: Vec<PathProblem>,
+    /// With `--state`: whether it was saved (a state that could not be
+    /// saved makes the exit code 2 unless something was rejected).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state_saved: Option<bool>,
     pub exit_code: u8,
 }
 
@@ -429,6 +433,7 @@ impl From<&AnchorFleet> for AnchorVerifyReport {
             format: ANCHOR_VERIFY_FORMAT,
             logs: f.logs.iter().map(AnchoredLogDocument::from).collect(),
             missing_logs: f.missing.clone(),
+            state_saved: None,
             problems: f
                 .problems
                 .iter()
@@ -468,9 +473,17 @@ pub fn verify_anchors(paths: &[PathBuf], opts: &mut VerifyAnchorsOptions) -> Res
     }
     let found = crate::chain::files::collect_log_files(paths)?;
     let online = Online::new(opts.targets.clone());
+    // One pass over each directory target: its notes by the origin they
+    // name, wherever they lie (dir::index).
+    let mut indexes: DirIndexes = BTreeMap::new();
+    for t in online.targets.targets() {
+        if let Target::Dir { path } = t {
+            indexes.insert(path.clone(), dir::index(path).map_err(|e| e.to_string()));
+        }
+    }
     let mut logs = Vec::new();
     for path in live_paths(&found.files) {
-        logs.push(verify_log(&path, opts, &online)?);
+        logs.push(verify_log(&path, opts, &online, &mut indexes)?);
     }
     // A directory names a fleet: every origin anchored at an auditor
     // target under a key the auditor trusts must have its log in it.
@@ -479,7 +492,7 @@ pub fn verify_anchors(paths: &[PathBuf], opts: &mut VerifyAnchorsOptions) -> Res
     if paths.iter().any(|p| p.is_dir()) {
         let present: BTreeSet<String> = logs.iter().filter_map(|l| l.log.origin.clone()).collect();
         for target in online.targets.targets() {
-            match missing_logs(target, &present, &opts.trusted, &online) {
+            match missing_logs(target, &present, &opts.trusted, &online, &mut indexes) {
                 Ok(m) => missing.extend(m),
                 Err(e) => problems.push((PathBuf::from(target.to_string()), e.to_string())),
             }
@@ -503,67 +516,86 @@ pub struct MissingLog {
     pub reason: &'static str,
 }
 
-/// The origins with a folder at `target` that holds a note counting under
-/// `trusted` for that origin, and no log among `present`.
+/// What each directory target holds, by origin ([`dir::index`]); each
+/// log takes its own origin's entries, so what is left belongs to no log
+/// given.
+type DirIndexes = BTreeMap<PathBuf, std::result::Result<dir::Index, String>>;
+
+/// The origins with anchors at `target` and no log among `present`: a
+/// note of the origin that could count for it under the keys given (a key
+/// given, or one a rotation of that log could introduce: the log is gone,
+/// so its rotations cannot be replayed), wherever it lies at the target.
 fn missing_logs(
     target: &Target,
     present: &BTreeSet<String>,
     trusted: &crate::chain::TrustedKeys,
     online: &Online,
+    indexes: &mut DirIndexes,
 ) -> Result<Vec<MissingLog>> {
-    let counts = |origin: &str, bytes: &[u8]| {
-        crate::chain::trust::open_standalone(bytes, Some(origin), trusted)
+    let could_count = |origin: &str, location: &str, bytes: &[u8]| {
+        AuditorCheckpoint::from_note(location, bytes, trusted)
             .ok()
-            .map(|v| v.checkpoint().size)
+            .filter(|cp| cp.checkpoint().origin == origin)
+            .map(|cp| cp.checkpoint().size)
     };
-    let mut out = Vec::new();
-    let origins: Vec<String> = match target {
-        Target::Dir { path } => dir::origin_folders(path)?,
+    let mut found: Vec<(String, String, u64)> = Vec::new();
+    match target {
+        Target::Dir { path } => {
+            let index = match indexes.get_mut(path) {
+                Some(Ok(index)) => std::mem::take(index),
+                Some(Err(e)) => return Err(Error::io(path, std::io::Error::other(e.clone()))),
+                None => dir::index(path)?,
+            };
+            for (origin, entries) in index {
+                if present.contains(&origin) {
+                    continue;
+                }
+                let hit = entries.iter().find_map(|e| match e {
+                    dir::ListedEntry::Object(o) | dir::ListedEntry::Moved { obj: o, .. } => {
+                        let location = format!("dir:{}", o.path.display());
+                        could_count(&origin, &location, &o.bytes).map(|size| (location, size))
+                    }
+                    _ => None,
+                });
+                if let Some((location, size)) = hit {
+                    found.push((origin, location, size));
+                }
+            }
+        }
         #[cfg(feature = "s3")]
-        Target::S3 { bucket, prefix } => online.session()?.list_folders(bucket, prefix)?,
-        #[cfg(not(feature = "s3"))]
-        Target::S3 { .. } => return Err(super::s3_disabled()),
-        Target::Tsa { .. } => Vec::new(),
-    };
-    #[cfg(not(feature = "s3"))]
-    let _ = online;
-    for origin in origins.into_iter().filter(|o| !present.contains(o)) {
-        let found = match target {
-            Target::Dir { path } => dir::list(path, &origin)?.into_iter().find_map(|e| match e {
-                dir::ListedEntry::Object(o) => counts(&origin, &o.bytes)
-                    .map(|size| (format!("dir:{}", o.path.display()), size)),
-                _ => None,
-            }),
-            #[cfg(feature = "s3")]
-            Target::S3 { bucket, prefix } => {
-                let session = online.session()?;
-                let mut hit = None;
+        Target::S3 { bucket, prefix } => {
+            let session = online.session()?;
+            for origin in session.list_folders(bucket, prefix)? {
+                if present.contains(&origin) {
+                    continue;
+                }
                 for v in session.list_versions(bucket, prefix, &origin, None)? {
+                    let location = format!("s3://{bucket}/{}?versionId={}", v.key, v.version_id);
                     if let Ok(Some(bytes)) = session.get_version(bucket, &v)?
-                        && let Some(size) = counts(&origin, &bytes)
+                        && let Some(size) = could_count(&origin, &location, &bytes)
                     {
-                        hit = Some((
-                            format!("s3://{bucket}/{}?versionId={}", v.key, v.version_id),
-                            size,
-                        ));
+                        found.push((origin.clone(), location, size));
                         break;
                     }
                 }
-                hit
             }
-            _ => None,
-        };
-        if let Some((location, size)) = found {
-            out.push(MissingLog {
-                origin,
-                target: target.to_string(),
-                location,
-                size,
-                reason: "missing_log",
-            });
         }
+        #[cfg(not(feature = "s3"))]
+        Target::S3 { .. } => return Err(super::s3_disabled()),
+        Target::Tsa { .. } => {}
     }
-    Ok(out)
+    #[cfg(not(feature = "s3"))]
+    let _ = online;
+    Ok(found
+        .into_iter()
+        .map(|(origin, location, size)| MissingLog {
+            origin,
+            target: target.to_string(),
+            location,
+            size,
+            reason: "missing_log",
+        })
+        .collect())
 }
 
 /// The files that are not segments rotated away from another file given:
@@ -596,6 +628,7 @@ fn verify_log(
     path: &Path,
     opts: &mut VerifyAnchorsOptions,
     online: &Online,
+    indexes: &mut DirIndexes,
 ) -> Result<AnchorReport> {
     let scan = scan_log(path)?;
     let mut checks = Vec::new();
@@ -673,6 +706,7 @@ fn verify_log(
                 origin,
                 opts,
                 online,
+                indexes,
                 &mut seen,
                 &mut checks,
                 &mut anchored,
@@ -783,8 +817,18 @@ fn check_recorded_entry(
     state: Option<&mut StateFile>,
 ) -> EntryOutcome {
     let note = body.note.as_bytes();
+    // The record's fields agree with its note (check_recorded).
+    let cp = crate::note::checkpoint::Checkpoint {
+        origin: body.origin.clone(),
+        size: body.size,
+        root: body.root_hash().unwrap_or_default(),
+        extensions: Vec::new(),
+    };
     #[cfg(feature = "s3")]
     if let (AnchorEntry::S3(s), Some(online), Some(state)) = (entry, ctx.online, state) {
+        if !entry.names_object_of(&cp) {
+            return EntryOutcome::Rejected(AnchorError::BadRecord);
+        }
         if online.targets.covering(entry).is_none() {
             return EntryOutcome::NotChecked(super::check::NotChecked::OutsideTargets);
         }
@@ -807,7 +851,7 @@ fn check_recorded_entry(
                 Err(e) => return EntryOutcome::Error(e),
             }
         }
-        let outcome = super::check::check_entry(entry, note, ctx);
+        let outcome = super::check::check_entry(entry, note, &cp, ctx);
         match &outcome {
             EntryOutcome::Verified(_) => state.fetched(&id, note),
             _ => state.forget(&id),
@@ -816,7 +860,7 @@ fn check_recorded_entry(
     }
     #[cfg(not(feature = "s3"))]
     let _ = state;
-    super::check::check_entry(entry, note, ctx)
+    super::check::check_entry(entry, note, &cp, ctx)
 }
 
 /// One object found by listing: identity, type, location shown, bytes
@@ -838,12 +882,13 @@ fn list_target(
     origin: &str,
     opts: &mut VerifyAnchorsOptions,
     online: &Online,
+    indexes: &mut DirIndexes,
     seen: &mut BTreeSet<String>,
     checks: &mut Vec<AnchorCheck>,
     anchored: &mut Vec<AuditorCheckpoint>,
 ) -> ListedTarget {
     let listed = match target {
-        Target::Dir { path } => list_dir(path, origin, seen),
+        Target::Dir { path } => list_dir(path, origin, seen, indexes),
         #[cfg(feature = "s3")]
         Target::S3 { bucket, prefix } => list_s3(bucket, prefix, origin, opts, online, seen),
         #[cfg(not(feature = "s3"))]
@@ -912,13 +957,21 @@ fn list_dir(
     path: &Path,
     origin: &str,
     seen: &mut BTreeSet<String>,
+    indexes: &mut DirIndexes,
 ) -> Result<(Vec<Listed>, usize)> {
     let mut out = Vec::new();
-    let entries = dir::list(path, origin)?;
+    let entries = match indexes.get_mut(path) {
+        Some(Ok(index)) => index.remove(origin).unwrap_or_default(),
+        Some(Err(e)) => return Err(Error::io(path, std::io::Error::other(e.clone()))),
+        None => dir::index(path)?.remove(origin).unwrap_or_default(),
+    };
     let total = entries.len();
     for entry in entries {
         let (p, bytes) = match entry {
             dir::ListedEntry::Object(o) => (o.path, Ok(o.bytes)),
+            dir::ListedEntry::Moved { obj, problem } => {
+                (obj.path, Err(ListedProblem::Bad(problem)))
+            }
             dir::ListedEntry::Bad { path, problem } => (path, Err(ListedProblem::Bad(problem))),
             dir::ListedEntry::Error { path, error } => (path, Err(ListedProblem::Error(error))),
         };

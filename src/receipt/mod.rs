@@ -52,7 +52,11 @@ pub struct Receipt {
     pub origin: String,
     pub seq: u64,
     /// The record line without its newline; absent in a hash-only receipt.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     pub record: Option<String>,
     /// Hex RFC 6962 leaf hash of the record line.
     pub leaf_hash: String,
@@ -64,8 +68,21 @@ pub struct Receipt {
     /// `anchor_binding.checkpoint`.
     pub anchors: Vec<ReceiptAnchor>,
     /// Present when `anchors` is not empty.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     pub anchor_binding: Option<AnchorBinding>,
+}
+
+/// An optional member is absent or holds a value: `null` is refused.
+fn present<'de, D, T>(d: D) -> std::result::Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(d).map(Some)
 }
 
 /// The inclusion proof inside a receipt.
@@ -935,7 +952,7 @@ fn verify_anchors(
         };
         for (j, entry) in body.anchors.iter().enumerate() {
             let name = format!("anchor {i}.{j} {}", entry.kind());
-            let result = match crate::anchor::check::check_entry(entry, note, ctx) {
+            let result = match crate::anchor::check::check_entry(entry, note, cp, ctx) {
                 EntryOutcome::Verified(found) => {
                     verified += 1;
                     PieceResult::Verified(describe_verified(entry, &found))

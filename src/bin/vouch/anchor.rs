@@ -366,12 +366,27 @@ fn verify(args: VerifyArgs) -> ExitCode {
                 page_size: args.page_size,
             };
             let fleet = anchor::verify::verify_anchors(&args.logs, &mut opts)?;
+            // A state that cannot be saved never hides the verdict: the
+            // report is printed, and the run exits 2 unless it rejected.
+            let mut code = fleet.exit_code();
+            let mut state_saved = None;
             if let Some(state) = &opts.state {
-                state.save()?;
+                let saved = state.save();
+                if let Err(e) = &saved {
+                    eprintln!("vouch: error: the state was not saved: {e}");
+                    if code == 0 {
+                        code = 2;
+                    }
+                }
+                state_saved = Some(saved.is_ok());
             }
-            let code = fleet.exit_code();
             match format {
-                Format::Json => output::print_json(&AnchorVerifyReport::from(&fleet)),
+                Format::Json => {
+                    let mut doc = AnchorVerifyReport::from(&fleet);
+                    doc.state_saved = state_saved;
+                    doc.exit_code = code;
+                    output::print_json(&doc)
+                }
                 Format::Table => {
                     let mut parts: Vec<String> = fleet.logs.iter().map(report_table).collect();
                     for m in &fleet.missing {
