@@ -339,6 +339,28 @@ fn s3_online_follows_only_the_auditors_targets_and_endpoint() {
         ],
     );
     assert_eq!(code(&o), 2, "{}", stdout(&o));
+    // No endpoint at all (no --endpoint, none in the environment): AWS's
+    // own, never the recorded one. A region no AWS host exists for keeps
+    // the request from reaching AWS (its host name does not resolve).
+    let o = verify(
+        &w,
+        &r,
+        &[
+            "--online",
+            "--from",
+            "s3://anchors/receipts",
+            "--region",
+            "vouch-test-nowhere-1",
+        ],
+    );
+    expect(
+        &o,
+        2,
+        "anchor_not_checked",
+        "anchor 0.0 s3",
+        "error",
+        Some("remote_error"),
+    );
     assert_eq!(
         relay.connections(),
         before,
