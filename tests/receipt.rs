@@ -556,16 +556,9 @@ fn tampered_receipts_are_rejected_with_the_right_reason() {
             let o = verify(&w, &p, args);
             assert_eq!(code(&o), 1, "{name}: {}", stdout(&o));
             let out = json(&o);
-            let reason = out["reason"]
-                .as_str()
-                .or(out["error"]["code"].as_str())
-                .unwrap_or_default();
-            if want == &"bad_receipt" && out["verdict"].is_null() {
-                assert_eq!(out["error"]["code"], "bad_receipt", "{name}: {out}");
-            } else {
-                assert_eq!(out["verdict"], "rejected", "{name}: {out}");
-            }
-            assert_eq!(reason, *want, "{name} (online {online}): {out}");
+            assert_eq!(out["verdict"], "rejected", "{name}: {out}");
+            assert_eq!(out["reason"], *want, "{name} (online {online}): {out}");
+            assert_eq!(out["exit_code"], 1, "{name}: {out}");
         }
     }
     // The wrong key.
@@ -599,17 +592,46 @@ fn garbled_receipts_are_rejected_and_bad_requests_exit_2() {
     let (w, _t) = anchored();
     // A receipt is evidence: one that does not parse is rejected (exit 1),
     // never reported as a usage error.
+    // Not a receipt: a verdict document with one failed piece, no origin
+    // or seq (nothing of the file is shown as the receipt's).
+    let not_a_receipt = |p: &Path| {
+        let o = verify(&w, p, &[]);
+        assert_eq!(code(&o), 1, "{}", stdout(&o));
+        let out = json(&o);
+        assert_eq!(out["verdict"], "rejected", "{out}");
+        assert_eq!(out["reason"], "bad_receipt", "{out}");
+        assert_eq!(out["exit_code"], 1, "{out}");
+        assert!(out["origin"].is_null() && out["seq"].is_null(), "{out}");
+        assert_eq!(piece_names(&out), ["receipt"]);
+        assert_eq!(piece(&out, "receipt")["status"], "failed");
+        // The table says so too.
+        let o = vouch(&["receipt", "verify", Work::s(p), "--pub", Work::s(&w.pubkey)]);
+        assert_eq!(code(&o), 1);
+        assert!(
+            stdout(&o).contains("verdict: rejected (bad_receipt)"),
+            "{}",
+            stdout(&o)
+        );
+    };
     let garbage = w.path("garbage.json");
     std::fs::write(&garbage, b"\x00\xffnot json").unwrap();
-    let o = verify(&w, &garbage, &[]);
-    assert_eq!(code(&o), 1);
-    assert_eq!(json(&o)["error"]["code"], "bad_receipt");
+    not_a_receipt(&garbage);
+    let other = write(&w, "other-format.json", &json!({"format": "x"}));
+    not_a_receipt(&other);
+    let v1 = write(
+        &w,
+        "v1.json",
+        &json!({"format": "vouch-receipt/1", "seq": 1}),
+    );
+    not_a_receipt(&v1);
+    // Over 4 MiB: not read as a receipt.
+    let big = w.path("big.json");
+    std::fs::write(&big, vec![b' '; (4 << 20) + 1]).unwrap();
+    not_a_receipt(&big);
+    // A file that cannot be read is an operational error.
     let o = verify(&w, &w.path("missing.json"), &[]);
     assert_eq!(code(&o), 2);
-    let other = write(&w, "other-format.json", &json!({"format": "x"}));
-    let o = verify(&w, &other, &[]);
-    assert_eq!(code(&o), 1);
-    assert_eq!(json(&o)["error"]["code"], "bad_receipt");
+    assert!(json(&o)["error"]["code"].is_string());
     // No such record; records not covered by any checkpoint (the last
     // checkpoint, record 7, has size 7).
     let o = vouch(&["receipt", Work::s(&w.log), "--seq", "99"]);
