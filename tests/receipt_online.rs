@@ -133,6 +133,7 @@ fn online_args(m: &Moto, bucket: &str) -> Vec<String> {
     ]
 }
 
+#[cfg(feature = "s3")]
 fn strs(v: &[String]) -> Vec<&str> {
     v.iter().map(String::as_str).collect()
 }
@@ -711,12 +712,14 @@ fn dir_online_rejects_a_replaced_removed_or_writable_file() {
 
 /// A TCP relay on 127.0.0.1 to another endpoint that counts connections;
 /// once told to stop forwarding it only counts and closes them.
+#[cfg(feature = "s3")]
 struct Relay {
     endpoint: String,
     connections: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     forward: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
+#[cfg(feature = "s3")]
 impl Relay {
     fn start(to: &str) -> Relay {
         use std::sync::atomic::Ordering;
