@@ -4,17 +4,18 @@
 
 use libfuzzer_sys::fuzz_target;
 
-/// The key the seed receipts in corpus/receipt_verify are signed with.
 /// Offline: no TSA roots, no targets.
 const OFFLINE: vouch::anchor::check::CheckContext<'static> = vouch::anchor::check::CheckContext {
     tsa_roots: None,
     online: None,
 };
 
-const KEY: &str = "example.com/fuzz+504fa413+AVCs9qsOgBOcgANSzYcFmSfV5bKJ81fWUHD7cYrw9ps0";
+/// The test-only key the seed receipts in corpus/receipt_verify are signed
+/// with (corpus/receipt_verify/README.md).
+const KEY: &str = include_str!("../corpus/receipt_verify/fuzz.key.pub");
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(key) = vouch::note::VerifierKey::from_text(KEY) else {
+    let Ok(key) = vouch::note::VerifierKey::from_text(KEY.trim()) else {
         return;
     };
     if let Ok(receipt) = vouch::receipt::parse(data) {
