@@ -648,23 +648,11 @@ fn garbled_receipts_are_rejected_and_bad_requests_exit_2() {
     assert_eq!(json(&verify(&w, &r, &[]))["verdict"], "signed_not_anchored");
 }
 
-// DEFECT: `receipt verify` reports the `record` piece as `verified`, with
-// the line's seq, kind and leaf hash as its detail ("record 2 (event), leaf
-// <hex>"; "ok" in the table), for a record line that is not in the log: a
-// forged line whose `leaf_hash` was recomputed passes the record piece's
-// own checks (a valid record with the receipt's seq and origin, hashing to
-// the receipt's leaf_hash), and only the `proof` piece fails. The verdict
-// is `rejected` (no false accept), but the detail shown as verified comes
-// from unauthenticated bytes, against the promise of
-// `PieceResult::Verified` (src/receipt/mod.rs: "the text says what, from
-// verified bytes only"). Reproduction: take any receipt, replace `"i":2`
-// by `"i":666` in `record`, set `leaf_hash` to the hex SHA-256 of 0x00 ||
-// the new line, run `vouch receipt verify FILE --pub KEY.pub --format json`:
-// verdict rejected (inclusion_failed), piece `record` status verified.
-// The same holds for a hash-only receipt verified with `--record` of a
-// forged line and its leaf hash. Fix (in src/): report the record piece as
-// verified only once the inclusion proof has verified its leaf (else
-// failed or not checked).
+// Regression (found by the tamper matrix): a forged record line whose
+// `leaf_hash` was recomputed passes the record piece's own checks (a valid
+// record with the receipt's seq and origin, hashing to leaf_hash); only the
+// proof fails. The record piece must then not be shown as verified (it is
+// `not_proven`), only once the proof holds.
 #[test]
 fn a_forged_record_line_is_not_shown_as_verified() {
     let (w, _t) = anchored();
@@ -1032,8 +1020,7 @@ fn receipts_crafted_from_genuine_pieces() {
 // piece reported `verified` may show anything the untampered receipt does
 // not (so nothing shown as verified comes from an edited copy); the only
 // exceptions are genuine signed pieces moved elsewhere, which show what
-// they are (listed per edit), and the DEFECT of
-// a_forged_record_line_is_not_shown_as_verified. In v2 a time-stamp token
+// they are (listed per edit). In v2 a time-stamp token
 // lies inside the anchor record line, which its inclusion proof covers, so
 // no byte of it (signed or unsigned part of the TSA response) can change
 // harmlessly: those edits must be rejected too.
@@ -1440,15 +1427,9 @@ fn edits(sc: &Scenario) -> Vec<Edit> {
                     &set(json!(0)),
                     Expect::Reject,
                 );
-                let null = if ptr == "/record" {
-                    Expect::Like(
-                        Ref::HashOnly,
-                        "record null is an absent record: a hash-only receipt",
-                    )
-                } else {
-                    Expect::Reject
-                };
-                add(o, format!("{ptr}: null"), &set(Value::Null), null);
+                // `null` is not an absent member: refused everywhere,
+                // `record` included (found by an independent attack).
+                add(o, format!("{ptr}: null"), &set(Value::Null), Expect::Reject);
                 if s.len() > 1 {
                     add(
                         o,
@@ -1731,13 +1712,7 @@ fn edits(sc: &Scenario) -> Vec<Edit> {
                 v["leaf_hash"] = json!(leaf);
             })),
             expect: Expect::Reject,
-            // DEFECT: the `record` piece shows a forged line as verified
-            // ("record N (KIND), leaf <forged leaf>") although nothing
-            // authenticates it (the proof piece fails; the verdict is
-            // rejected). Allowed here so that the matrix checks everything
-            // else; a_forged_record_line_is_not_shown_as_verified fails on
-            // it.
-            allow: vec![format!("record {seq} (")],
+            allow: Vec::new(),
         });
     }
     if doc.get("record").is_none() {
