@@ -583,3 +583,363 @@ fn a_log_deleted_from_a_fleet_directory_is_missing() {
     let o = run(&a);
     assert_eq!(code(&o), 0, "{}", stdout(&o));
 }
+
+// ------------------------------------- second independent attack (R1–R8)
+
+/// Makes a fleet directory with logs A (this Work's) and B, both anchored
+/// to `t`; returns (fleet dir, keyset with both keys).
+fn fleet_of_two(w: &Work, t: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    assert_eq!(code(&w.anchor(&["--to", t])), 0);
+    let fleet = w.path("fleet");
+    std::fs::create_dir(&fleet).unwrap();
+    std::fs::rename(&w.log, fleet.join("a.jsonl")).unwrap();
+    let kb = w.path("kb");
+    assert_eq!(
+        code(&vouch(&[
+            "keygen",
+            "--origin",
+            "example.com/other",
+            "--out",
+            Work::s(&kb)
+        ])),
+        0
+    );
+    let b = fleet.join("b.jsonl");
+    assert_eq!(
+        code(&vouch(&[
+            "append",
+            Work::s(&b),
+            "--key",
+            Work::s(&kb),
+            "{\"b\":1}"
+        ])),
+        0
+    );
+    assert_eq!(
+        code(&vouch(&[
+            "anchor",
+            Work::s(&b),
+            "--key",
+            Work::s(&kb),
+            "--to",
+            t
+        ])),
+        0
+    );
+    let keys = w.path("fleet.pub");
+    std::fs::write(
+        &keys,
+        std::fs::read_to_string(&w.pubkey).unwrap()
+            + &std::fs::read_to_string(format!("{}.pub", kb.display())).unwrap(),
+    )
+    .unwrap();
+    (fleet, keys)
+}
+
+fn verify_fleet(fleet: &std::path::Path, keys: &std::path::Path, t: &str) -> std::process::Output {
+    vouch(&[
+        "anchor",
+        "verify",
+        Work::s(fleet),
+        "--pub",
+        Work::s(keys),
+        "--from",
+        t,
+        "--format",
+        "json",
+    ])
+}
+
+/// R1: a deleted log whose origin folder was renamed (to a hidden name, or
+/// to another spelling of its escape) is still found by what its notes say.
+#[test]
+fn a_deleted_log_with_a_renamed_folder_is_still_missing() {
+    for renamed in [".trash", "example.com%2fother"] {
+        let w = Work::new(2);
+        let (d, t) = dir_target(&w, "worm");
+        let (fleet, keys) = fleet_of_two(&w, &t);
+        std::fs::remove_file(fleet.join("b.jsonl")).unwrap();
+        std::fs::rename(d.join("example.com%2Fother"), d.join(renamed)).unwrap();
+        let o = verify_fleet(&fleet, &keys, &t);
+        assert_eq!(code(&o), 1, "{renamed}: {}", stdout(&o));
+        assert_eq!(
+            json(&o)["missing_logs"][0]["origin"],
+            "example.com/other",
+            "{renamed}"
+        );
+    }
+}
+
+/// R2: a deleted log whose anchors are all signed by a key it rotated to
+/// is missing too: the auditor holds the original key, and the log (with
+/// its rotation record) is gone.
+#[test]
+fn a_deleted_rotated_log_is_missing() {
+    let w = Work::new(2);
+    let (_d, t) = dir_target(&w, "worm");
+    assert_eq!(code(&w.anchor(&["--to", &t])), 0);
+    let fleet = w.path("fleet");
+    std::fs::create_dir(&fleet).unwrap();
+    std::fs::rename(&w.log, fleet.join("a.jsonl")).unwrap();
+    let (kb, kb2) = (w.path("kb"), w.path("kb2"));
+    for k in [&kb, &kb2] {
+        let o = vouch(&[
+            "keygen",
+            "--origin",
+            "example.com/other",
+            "--out",
+            Work::s(k),
+        ]);
+        assert_eq!(code(&o), 0);
+    }
+    let b = fleet.join("b.jsonl");
+    assert_eq!(
+        code(&vouch(&[
+            "append",
+            Work::s(&b),
+            "--key",
+            Work::s(&kb),
+            "{\"b\":1}"
+        ])),
+        0
+    );
+    let o = vouch(&[
+        "rotate",
+        Work::s(&b),
+        "--key",
+        Work::s(&kb),
+        "--new-key",
+        Work::s(&kb2),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        code(&vouch(&[
+            "append",
+            Work::s(&b),
+            "--key",
+            Work::s(&kb2),
+            "{\"b\":2}"
+        ])),
+        0
+    );
+    // Every anchor of B is signed by the rotated-in key.
+    assert_eq!(
+        code(&vouch(&[
+            "anchor",
+            Work::s(&b),
+            "--key",
+            Work::s(&kb2),
+            "--to",
+            &t
+        ])),
+        0
+    );
+    // The auditor holds B's original key.
+    let keys = w.path("fleet.pub");
+    std::fs::write(
+        &keys,
+        std::fs::read_to_string(&w.pubkey).unwrap()
+            + &std::fs::read_to_string(format!("{}.pub", kb.display())).unwrap(),
+    )
+    .unwrap();
+    let o = verify_fleet(&fleet, &keys, &t);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    std::fs::remove_file(&b).unwrap();
+    let o = verify_fleet(&fleet, &keys, &t);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert_eq!(json(&o)["missing_logs"][0]["origin"], "example.com/other");
+}
+
+/// R3, R5: a dir anchor that is writable is no lock, whatever its (signed)
+/// record says; and a record naming any object but the content-addressed
+/// one is malformed. Both in `anchor verify` and `receipt verify --online`.
+#[test]
+fn writable_or_misnamed_dir_anchors_are_rejected_even_when_recorded_so() {
+    use std::os::unix::fs::PermissionsExt;
+    for case in ["writable", "misnamed"] {
+        let w = Work::new(2);
+        let (d, t) = dir_target(&w, "worm");
+        assert_eq!(code(&w.anchor(&["--to", &t])), 0);
+        let seq = anchor_seq(&w, 0);
+        w.truncate_to(seq + 1);
+        let file = anchored(&d);
+        let _ = std::process::Command::new("chattr")
+            .arg("-i")
+            .arg(&file)
+            .status();
+        let rel = file.strip_prefix(&d).unwrap().to_str().unwrap().to_owned();
+        match case {
+            "writable" => {
+                std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
+                rewrite_last_body(&w, |b| {
+                    b["anchors"][0]["mode"] = json!(0o666);
+                    b["anchors"][0]["immutable"] = json!(false);
+                });
+            }
+            _ => {
+                let (folder, name) = rel.split_once('/').unwrap();
+                let moved = format!("{folder}/sub/{name}");
+                std::fs::create_dir(d.join(folder).join("sub")).unwrap();
+                std::fs::copy(&file, d.join(&moved)).unwrap();
+                rewrite_last_body(&w, |b| b["anchors"][0]["file"] = json!(moved));
+            }
+        }
+        w.checkpoint();
+        let v = w.verify(&["--from", &t]);
+        assert_eq!(code(&v), 1, "{case}: {}", stdout(&v));
+        let want = if case == "writable" {
+            "lock_weakened"
+        } else {
+            "bad_anchor_record"
+        };
+        assert!(
+            reasons(&one(&v)).contains(&want.to_owned()),
+            "{case}: {}",
+            stdout(&v)
+        );
+        let o = vouch(&[
+            "receipt",
+            Work::s(&w.log),
+            "--seq",
+            "1",
+            "--out",
+            Work::s(&w.path("r.json")),
+        ]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        let o = vouch(&[
+            "receipt",
+            "verify",
+            Work::s(&w.path("r.json")),
+            "--pub",
+            Work::s(&w.pubkey),
+            "--online",
+            "--from",
+            &t,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code(&o), 1, "{case}: {}", stdout(&o));
+        assert_eq!(json(&o)["reason"], want, "{case}: {}", stdout(&o));
+    }
+}
+
+/// The single anchored file below a dir target.
+fn anchored(d: &std::path::Path) -> std::path::PathBuf {
+    let sub = std::fs::read_dir(d)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::read_dir(sub)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+}
+
+/// R4: an origin folder that is a symbolic link is never read through (and
+/// never written through by `vouch anchor`).
+#[test]
+fn a_symlinked_origin_folder_is_refused() {
+    let w = Work::new(2);
+    let (d, t) = dir_target(&w, "worm");
+    let elsewhere = w.path("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, d.join("example.com%2Fanchor-test")).unwrap();
+    let o = w.anchor(&["--to", &t]);
+    assert_eq!(code(&o), 2, "{}", stdout(&o));
+    assert_eq!(w.kinds().iter().filter(|k| *k == "anchor").count(), 0);
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    // A note placed there by hand is not read as the log's anchor.
+    let (_d2, t2) = dir_target(&w, "worm2");
+    assert_eq!(code(&w.anchor(&["--to", &t2])), 0);
+    let v = w.verify(&["--from", &t]);
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    assert!(
+        reasons(&one(&v)).contains(&"bad_listed_object".to_owned()),
+        "{}",
+        stdout(&v)
+    );
+}
+
+/// R7: an auditor directory that is gone (unmounted) cannot be asked:
+/// error, exit 2, not `anchor_missing`.
+#[test]
+fn an_unmounted_dir_target_is_an_error_not_a_missing_anchor() {
+    let w = Work::new(2);
+    let (d, t) = dir_target(&w, "worm");
+    assert_eq!(code(&w.anchor(&["--to", &t])), 0);
+    let o = vouch(&[
+        "receipt",
+        Work::s(&w.log),
+        "--seq",
+        "1",
+        "--out",
+        Work::s(&w.path("r.json")),
+    ]);
+    assert_eq!(code(&o), 0);
+    let _ = std::process::Command::new("chattr")
+        .arg("-R")
+        .arg("-i")
+        .arg(&d)
+        .status();
+    std::fs::rename(&d, w.path("unmounted")).unwrap();
+    let v = w.verify(&["--from", &t]);
+    assert_eq!(code(&v), 2, "{}", stdout(&v));
+    assert!(
+        !reasons(&one(&v)).contains(&"anchor_missing".to_owned()),
+        "{}",
+        stdout(&v)
+    );
+    let o = vouch(&[
+        "receipt",
+        "verify",
+        Work::s(&w.path("r.json")),
+        "--pub",
+        Work::s(&w.pubkey),
+        "--online",
+        "--from",
+        &t,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&o), 2, "{}", stdout(&o));
+}
+
+/// R8: concurrent runs over one state file each print their report; the
+/// state is replaced atomically, never seen missing.
+#[test]
+fn concurrent_state_runs_each_report() {
+    let w = Work::new(2);
+    let (_d, t) = dir_target(&w, "worm");
+    assert_eq!(code(&w.anchor(&["--to", &t])), 0);
+    let st = w.path("state.json");
+    assert_eq!(code(&w.verify(&["--from", &t, "--state", Work::s(&st)])), 0);
+    let runs: Vec<_> = (0..6)
+        .map(|_| {
+            let (log, pubkey, st, t) = (w.log.clone(), w.pubkey.clone(), st.clone(), t.clone());
+            std::thread::spawn(move || {
+                vouch(&[
+                    "anchor",
+                    "verify",
+                    Work::s(&log),
+                    "--pub",
+                    Work::s(&pubkey),
+                    "--from",
+                    &t,
+                    "--state",
+                    Work::s(&st),
+                    "--format",
+                    "json",
+                ])
+            })
+        })
+        .collect();
+    for r in runs {
+        let o = r.join().unwrap();
+        assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+        assert_eq!(json(&o)["state_saved"], true);
+    }
+}
