@@ -1689,7 +1689,7 @@ fn a_forged_anchor_record_in_a_receipt_is_a_claim_never_complete() {
         "origin": "example.com/a",
         "size": 3,
         "root": root,
-        "anchors": [{"type": "dir", "dir": "/nonexistent/worm", "file": "x/y.note", "mode": 292, "immutable": true}],
+        "anchors": [{"type": "dir", "dir": "/nonexistent/worm", "file": format!("example.com%2Fa/{:020}-{root}.note", 3), "mode": 292, "immutable": true}],
     });
     append_forged(&w.path("a.jsonl"), "example.com/a", "anchor", &body);
     w.append("a.jsonl", "ka", 1);
