@@ -262,15 +262,6 @@ fn by_anchor_verify(f: &Fleet, i: usize, c: &Case, keyfile: &str) -> Verdict {
 fn by_anchor_record(f: &Fleet, i: usize, c: &Case, keyfile: &str) -> Verdict {
     let dir = f.w.path(&format!("rec-anchors-{keyfile}-{i}"));
     let folder_name = vouch::anchor::dir::escape_origin(A);
-    let file = format!("{folder_name}/{:020}-case.note", f.m);
-    std::fs::create_dir_all(dir.join(&folder_name)).unwrap();
-    std::fs::write(dir.join(&file), &c.note).unwrap();
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(dir.join(&file), std::fs::Permissions::from_mode(0o444)).unwrap();
-    }
-    let copy = f.w.path(&format!("a-rec-{keyfile}-{i}.jsonl"));
-    std::fs::copy(f.w.path("a.jsonl"), &copy).unwrap();
     let root = checkpoint_text(&f.w.path("a.jsonl"), A, f.m, &[])
         .lines()
         .nth(2)
@@ -283,6 +274,15 @@ fn by_anchor_record(f: &Fleet, i: usize, c: &Case, keyfile: &str) -> Verdict {
             )
         })
         .unwrap();
+    let file = format!("{folder_name}/{:020}-{root}.note", f.m);
+    std::fs::create_dir_all(dir.join(&folder_name)).unwrap();
+    std::fs::write(dir.join(&file), &c.note).unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir.join(&file), std::fs::Permissions::from_mode(0o444)).unwrap();
+    }
+    let copy = f.w.path(&format!("a-rec-{keyfile}-{i}.jsonl"));
+    std::fs::copy(f.w.path("a.jsonl"), &copy).unwrap();
     let body = serde_json::json!({
         "note": c.note,
         "note_sha256": vouch::anchor::record::sha256_hex(c.note.as_bytes()),
