@@ -943,3 +943,41 @@ fn concurrent_state_runs_each_report() {
         assert_eq!(json(&o)["state_saved"], true);
     }
 }
+
+/// N1, N3 (third independent attack): a folder moved deeper below the
+/// auditor's directory is still read: the truncation it hid is found, and
+/// a deleted log whose folder was moved is still missing.
+#[test]
+fn a_folder_moved_deeper_below_the_target_is_still_read() {
+    let w = Work::new(3);
+    let (d, t) = dir_target(&w, "worm");
+    assert_eq!(code(&w.anchor(&["--to", &t])), 0);
+    w.append(2);
+    assert_eq!(code(&w.anchor(&["--to", &t])), 0);
+    w.truncate_to(anchor_seq(&w, 1) - 2);
+    let folder = d.join("example.com%2Fanchor-test");
+    std::fs::create_dir_all(d.join(".old/deeper")).unwrap();
+    std::fs::rename(&folder, d.join(".old/deeper/example.com%2Fanchor-test")).unwrap();
+    // The first anchor put back where it belongs, by an ordinary anchor run
+    // of the old checkpoint would be the same; here a copy.
+    std::fs::create_dir(&folder).unwrap();
+    let first = std::fs::read_dir(d.join(".old/deeper/example.com%2Fanchor-test"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .min()
+        .unwrap();
+    std::fs::copy(&first, folder.join(first.file_name().unwrap())).unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(
+            folder.join(first.file_name().unwrap()),
+            std::fs::Permissions::from_mode(0o444),
+        )
+        .unwrap();
+    }
+    let v = w.verify(&["--from", &t]);
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    let r = one(&v);
+    assert_ne!(r["verdict"], "consistent", "{r}");
+    assert!(reasons(&r).contains(&"bad_listed_object".to_owned()), "{r}");
+}

@@ -12,6 +12,7 @@
 
 use super::TargetProblem;
 use super::record::DirAnchor;
+pub use super::record::{escape_origin, object_name, origin_folder, unescape_origin};
 use crate::note::checkpoint::Checkpoint;
 use crate::{Error, Result};
 use std::io::Write;
@@ -29,25 +30,9 @@ fn target_error(path: &Path, problem: TargetProblem) -> Error {
     }
 }
 
-/// The object name of a checkpoint below a target: content-addressed by
-/// origin, size and root, so a retry writes the same name.
-pub fn object_name(cp: &Checkpoint) -> String {
-    format!(
-        "{}/{:020}-{}.note",
-        escape_origin(&cp.origin),
-        cp.size,
-        crate::hex::encode(&cp.root)
-    )
-}
-
-/// The folder of an origin's checkpoints below a target.
-pub fn origin_folder(origin: &str) -> String {
-    escape_origin(origin)
-}
-
 /// Every `*.note` entry below a `dir:` target, by the origin its note
-/// names (its first line), from one pass over every folder directly below
-/// the target (and the target itself). A note lying anywhere but in its
+/// names (its first line), from one pass over every folder at any depth
+/// below the target (and the target itself; links are not followed). A note lying anywhere but in its
 /// origin's folder, e.g. in a folder that was renamed (chattr +i protects
 /// the files, not their folder's name), is a `Moved` entry of its origin,
 /// never silently skipped; an entry whose note names no origin is
@@ -56,6 +41,8 @@ pub type Index = std::collections::BTreeMap<String, Vec<ListedEntry>>;
 
 /// Most entries read from one `dir:` target.
 const MAX_INDEXED: usize = 250_000;
+/// Deepest folder read below a `dir:` target.
+const MAX_DEPTH: usize = 32;
 
 /// Builds the [`Index`] of the target `dir` (which must exist).
 pub fn index(dir: &Path) -> Result<Index> {
@@ -66,22 +53,49 @@ pub fn index(dir: &Path) -> Result<Index> {
     }
     let mut out = Index::new();
     let mut count = 0usize;
-    let mut folders = vec![(dir.to_path_buf(), None::<String>)];
-    for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
-        let entry = entry.map_err(|e| Error::io(dir, e))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let path = entry.path();
-        match std::fs::symlink_metadata(&path) {
-            Ok(m) if m.is_dir() => folders.push((path, Some(name))),
-            Ok(m) if m.file_type().is_symlink() => {
-                if let Some(origin) = unescape_origin(&name) {
-                    out.entry(origin).or_default().push(ListedEntry::Bad {
-                        problem: target_error(&path, TargetProblem::Symlink).to_string(),
-                        path,
-                    });
+    // Every folder at any depth below the target (links are not followed):
+    // a folder moved one level deeper is still read. Only `<target>/<origin
+    // folder>/` is where a note belongs.
+    let mut folders: Vec<(PathBuf, Option<String>)> = Vec::new();
+    let mut pending = vec![(dir.to_path_buf(), 0usize)];
+    while let Some((here, depth)) = pending.pop() {
+        folders.push((
+            here.clone(),
+            (depth == 1)
+                .then(|| here.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .flatten(),
+        ));
+        if depth >= MAX_DEPTH {
+            return Err(Error::io(
+                &here,
+                std::io::Error::other(format!("folders nested deeper than {MAX_DEPTH}")),
+            ));
+        }
+        for entry in std::fs::read_dir(&here).map_err(|e| Error::io(&here, e))? {
+            let entry = entry.map_err(|e| Error::io(&here, e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let path = entry.path();
+            match std::fs::symlink_metadata(&path) {
+                Ok(m) if m.is_dir() => {
+                    count += 1;
+                    if count > MAX_INDEXED {
+                        return Err(Error::io(
+                            dir,
+                            std::io::Error::other(format!("more than {MAX_INDEXED} entries")),
+                        ));
+                    }
+                    pending.push((path, depth + 1));
                 }
+                Ok(m) if m.file_type().is_symlink() && depth == 0 => {
+                    if let Some(origin) = unescape_origin(&name) {
+                        out.entry(origin).or_default().push(ListedEntry::Bad {
+                            problem: target_error(&path, TargetProblem::Symlink).to_string(),
+                            path,
+                        });
+                    }
+                }
+                _ => {}
             }
-            _ => {}
         }
     }
     folders.sort();
@@ -156,40 +170,6 @@ pub fn index(dir: &Path) -> Result<Index> {
         }
     }
     Ok(out)
-}
-
-/// The origin an escaped folder name stands for ([`escape_origin`]'s
-/// inverse), when the name is exactly such an escape.
-pub fn unescape_origin(folder: &str) -> Option<String> {
-    let b = folder.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let hex = folder.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    let origin = String::from_utf8(out).ok()?;
-    (!origin.is_empty() && escape_origin(&origin) == folder).then_some(origin)
-}
-
-/// Escapes an origin for use as one path segment: bytes other than
-/// `[A-Za-z0-9._-]` become `%XX` (uppercase hex).
-pub fn escape_origin(origin: &str) -> String {
-    let mut out = String::with_capacity(origin.len());
-    for b in origin.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 /// Writes `note` for `cp` below `dir`. Idempotent: if the file already

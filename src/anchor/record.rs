@@ -60,11 +60,11 @@ impl AnchorEntry {
 
     /// Whether a storage entry names the object of `cp` as `vouch anchor`
     /// writes it (docs/FORMAT.md §9.2): a `dir` file exactly
-    /// [`super::dir::object_name`] ([`DirAnchor::confined`] included), an
+    /// [`object_name`] ([`DirAnchor::confined`] included), an
     /// `s3` key that name under a prefix ending in `/` (or none). A `tsa`
     /// entry names no object.
     pub fn names_object_of(&self, cp: &Checkpoint) -> bool {
-        let name = super::dir::object_name(cp);
+        let name = object_name(cp);
         match self {
             AnchorEntry::Dir(d) => d.confined() && d.file == name,
             AnchorEntry::S3(s) => s
@@ -248,4 +248,54 @@ pub fn scan_log(path: &Path) -> Result<LogScan> {
         checkpoints,
         anchors,
     })
+}
+
+/// The object name of a checkpoint below a target: content-addressed by
+/// origin, size and root, so a retry writes the same name.
+pub fn object_name(cp: &Checkpoint) -> String {
+    format!(
+        "{}/{:020}-{}.note",
+        escape_origin(&cp.origin),
+        cp.size,
+        crate::hex::encode(&cp.root)
+    )
+}
+
+/// The folder of an origin's checkpoints below a target.
+pub fn origin_folder(origin: &str) -> String {
+    escape_origin(origin)
+}
+
+/// The origin an escaped folder name stands for ([`escape_origin`]'s
+/// inverse), when the name is exactly such an escape.
+pub fn unescape_origin(folder: &str) -> Option<String> {
+    let b = folder.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = folder.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    let origin = String::from_utf8(out).ok()?;
+    (!origin.is_empty() && escape_origin(&origin) == folder).then_some(origin)
+}
+
+/// Escapes an origin for use as one path segment: bytes other than
+/// `[A-Za-z0-9._-]` become `%XX` (uppercase hex).
+pub fn escape_origin(origin: &str) -> String {
+    let mut out = String::with_capacity(origin.len());
+    for b in origin.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
