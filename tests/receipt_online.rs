@@ -686,11 +686,20 @@ fn dir_online_rejects_a_replaced_removed_or_writable_file() {
     std::fs::remove_file(&file).unwrap();
     restore();
 
-    // The whole directory gone: the file is missing.
+    // The whole directory gone (unmounted): the target cannot be asked,
+    // which is an operational error, not a missing anchor (exit 2).
     unlock();
     let moved = w.path("worm-moved");
     std::fs::rename(&d, &moved).unwrap();
-    rejected("anchor_missing");
+    let o = verify(&w, &r, &online);
+    expect(
+        &o,
+        2,
+        "anchor_not_checked",
+        "anchor 0.0 dir",
+        "error",
+        Some("io_error"),
+    );
     // The same files below another directory named with --from: the
     // locator names the recorded directory, so it is not checked there.
     let o = verify(
