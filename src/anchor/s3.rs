@@ -292,23 +292,24 @@ fn region_for(anchor: &S3Anchor, over: &S3Connection) -> Option<String> {
     })
 }
 
-async fn read_body(target: &str, body: ByteStream) -> Result<Vec<u8>> {
-    let data = body.collect().await.map_err(|e| Error::Remote {
-        target: target.to_owned(),
-        operation: "GetObject",
-        code: None,
-        message: format!("reading the body: {e}"),
-    })?;
-    let bytes = data.into_bytes();
-    if bytes.len() > MAX_OBJECT {
-        return Err(Error::Remote {
+/// Reads an object's body, at most [`MAX_OBJECT`] bytes: `Ok(None)` for a
+/// larger one (never read to its end: memory stays bounded whatever the
+/// server sends).
+async fn read_body(target: &str, mut body: ByteStream) -> Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk.map_err(|e| Error::Remote {
             target: target.to_owned(),
             operation: "GetObject",
             code: None,
-            message: format!("object larger than {MAX_OBJECT} bytes"),
-        });
+            message: format!("reading the body: {e}"),
+        })?;
+        if bytes.len() + chunk.len() > MAX_OBJECT {
+            return Ok(None);
+        }
+        bytes.extend_from_slice(&chunk);
     }
-    Ok(bytes.to_vec())
+    Ok(Some(bytes))
 }
 
 /// What a HEAD of an anchored version says about its lock.
@@ -386,15 +387,11 @@ impl Session {
                 Err(e) if is_not_found(&e) => return Ok(Err(AnchorError::Missing)),
                 Err(e) => return Err(remote(&target, "GetObject", e)),
             };
-            let bytes = match read_body(&target, got.body).await {
-                Ok(b) => b,
-                Err(Error::Remote { message, .. }) if message.starts_with("object larger") => {
-                    return Ok(Err(AnchorError::Replaced {
-                        expected: super::record::sha256_hex(note),
-                        found: format!("(an object over {MAX_OBJECT} bytes)"),
-                    }));
-                }
-                Err(e) => return Err(e),
+            let Some(bytes) = read_body(&target, got.body).await? else {
+                return Ok(Err(AnchorError::Replaced {
+                    expected: super::record::sha256_hex(note),
+                    found: format!("(an object over {MAX_OBJECT} bytes)"),
+                }));
             };
             let head = match head(&client, &target, anchor).await? {
                 Some(h) => h,
@@ -581,13 +578,10 @@ impl Session {
                 Err(e) if is_not_found(&e) => return Ok(Ok(None)),
                 Err(e) => return Err(remote(&target, "GetObject", e)),
             };
-            match read_body(&target, got.body).await {
-                Ok(b) => Ok(Ok(Some(b))),
-                Err(Error::Remote { message, .. }) if message.starts_with("object larger") => {
-                    Ok(Err(format!("an object over {MAX_OBJECT} bytes")))
-                }
-                Err(e) => Err(e),
-            }
+            Ok(read_body(&target, got.body)
+                .await?
+                .map(Some)
+                .ok_or_else(|| format!("an object over {MAX_OBJECT} bytes")))
         })
     }
 
