@@ -26,22 +26,6 @@ fn chattr(flag: &str, path: &std::path::Path) {
     let _ = Command::new("chattr").arg(flag).arg(path).status();
 }
 
-/// The single anchored file below a dir target.
-fn anchored_file(d: &std::path::Path) -> std::path::PathBuf {
-    let sub = std::fs::read_dir(d)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    std::fs::read_dir(sub)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path()
-}
-
 #[test]
 fn dir_anchor_records_everything_and_verifies() {
     let w = Work::new(3);

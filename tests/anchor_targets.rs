@@ -527,51 +527,12 @@ fn a_log_failure_is_not_blamed_on_unrelated_anchors() {
 fn a_log_deleted_from_a_fleet_directory_is_missing() {
     let w = Work::new(2);
     let (_d, t) = dir_target(&w, "worm");
-    assert_eq!(code(&w.anchor(&["--to", &t])), 0);
-    let fleet = w.path("fleet");
-    std::fs::create_dir(&fleet).unwrap();
-    let a = fleet.join("a.jsonl");
-    std::fs::rename(&w.log, &a).unwrap();
-    // A second log, its own key, anchored to the same target.
-    let kb = w.path("kb");
-    let o = vouch(&[
-        "keygen",
-        "--origin",
-        "example.com/other",
-        "--out",
-        Work::s(&kb),
-    ]);
-    assert_eq!(code(&o), 0);
-    let b = fleet.join("b.jsonl");
-    let o = vouch(&["append", Work::s(&b), "--key", Work::s(&kb), "{\"b\":1}"]);
-    assert_eq!(code(&o), 0);
-    let o = vouch(&["anchor", Work::s(&b), "--key", Work::s(&kb), "--to", &t]);
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let keys = w.path("fleet.pub");
-    std::fs::write(
-        &keys,
-        std::fs::read_to_string(&w.pubkey).unwrap()
-            + &std::fs::read_to_string(format!("{}.pub", kb.display())).unwrap(),
-    )
-    .unwrap();
-    let run = |input: &std::path::Path| {
-        vouch(&[
-            "anchor",
-            "verify",
-            Work::s(input),
-            "--pub",
-            Work::s(&keys),
-            "--from",
-            &t,
-            "--format",
-            "json",
-        ])
-    };
-    let o = run(&fleet);
+    let (fleet, keys) = fleet_of_two(&w, &t);
+    let o = verify_fleet(&fleet, &keys, &t);
     assert_eq!(code(&o), 0, "{}", stdout(&o));
     assert_eq!(json(&o)["logs"].as_array().unwrap().len(), 2);
-    std::fs::remove_file(&b).unwrap();
-    let o = run(&fleet);
+    std::fs::remove_file(fleet.join("b.jsonl")).unwrap();
+    let o = verify_fleet(&fleet, &keys, &t);
     assert_eq!(code(&o), 1, "{}", stdout(&o));
     let doc = json(&o);
     assert_eq!(
@@ -580,7 +541,7 @@ fn a_log_deleted_from_a_fleet_directory_is_missing() {
     );
     assert_eq!(doc["missing_logs"][0]["reason"], "missing_log");
     // One log named as a file: the others are not this run's question.
-    let o = run(&a);
+    let o = verify_fleet(&fleet.join("a.jsonl"), &keys, &t);
     assert_eq!(code(&o), 0, "{}", stdout(&o));
 }
 
@@ -626,14 +587,20 @@ fn fleet_of_two(w: &Work, t: &str) -> (std::path::PathBuf, std::path::PathBuf) {
         ])),
         0
     );
+    let keys = keyset(w, &kb);
+    (fleet, keys)
+}
+
+/// A keyset file holding this Work's public key and `other`'s.
+fn keyset(w: &Work, other: &std::path::Path) -> std::path::PathBuf {
     let keys = w.path("fleet.pub");
     std::fs::write(
         &keys,
         std::fs::read_to_string(&w.pubkey).unwrap()
-            + &std::fs::read_to_string(format!("{}.pub", kb.display())).unwrap(),
+            + &std::fs::read_to_string(format!("{}.pub", other.display())).unwrap(),
     )
     .unwrap();
-    (fleet, keys)
+    keys
 }
 
 fn verify_fleet(fleet: &std::path::Path, keys: &std::path::Path, t: &str) -> std::process::Output {
@@ -735,13 +702,7 @@ fn a_deleted_rotated_log_is_missing() {
         0
     );
     // The auditor holds B's original key.
-    let keys = w.path("fleet.pub");
-    std::fs::write(
-        &keys,
-        std::fs::read_to_string(&w.pubkey).unwrap()
-            + &std::fs::read_to_string(format!("{}.pub", kb.display())).unwrap(),
-    )
-    .unwrap();
+    let keys = keyset(&w, &kb);
     let o = verify_fleet(&fleet, &keys, &t);
     assert_eq!(code(&o), 0, "{}", stdout(&o));
     std::fs::remove_file(&b).unwrap();
@@ -762,7 +723,7 @@ fn writable_or_misnamed_dir_anchors_are_rejected_even_when_recorded_so() {
         assert_eq!(code(&w.anchor(&["--to", &t])), 0);
         let seq = anchor_seq(&w, 0);
         w.truncate_to(seq + 1);
-        let file = anchored(&d);
+        let file = anchored_file(&d);
         let _ = std::process::Command::new("chattr")
             .arg("-i")
             .arg(&file)
@@ -821,22 +782,6 @@ fn writable_or_misnamed_dir_anchors_are_rejected_even_when_recorded_so() {
         assert_eq!(code(&o), 1, "{case}: {}", stdout(&o));
         assert_eq!(json(&o)["reason"], want, "{case}: {}", stdout(&o));
     }
-}
-
-/// The single anchored file below a dir target.
-fn anchored(d: &std::path::Path) -> std::path::PathBuf {
-    let sub = std::fs::read_dir(d)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    std::fs::read_dir(sub)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path()
 }
 
 /// R4: an origin folder that is a symbolic link is never read through (and

@@ -180,6 +180,22 @@ pub fn one(o: &Output) -> serde_json::Value {
     doc["logs"][0].clone()
 }
 
+/// The single anchored file below a dir target.
+pub fn anchored_file(d: &std::path::Path) -> std::path::PathBuf {
+    let sub = std::fs::read_dir(d)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::read_dir(sub)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+}
+
 /// The reasons of every rejected, failed or unchecked anchor in a log's
 /// verify report ([`one`]), and the log's reason.
 pub fn reasons(report: &serde_json::Value) -> Vec<String> {
