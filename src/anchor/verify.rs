@@ -473,14 +473,7 @@ pub fn verify_anchors(paths: &[PathBuf], opts: &mut VerifyAnchorsOptions) -> Res
     }
     let found = crate::chain::files::collect_log_files(paths)?;
     let online = Online::new(opts.targets.clone());
-    // One pass over each directory target: its notes by the origin they
-    // name, wherever they lie (dir::index).
     let mut indexes: DirIndexes = BTreeMap::new();
-    for t in online.targets.targets() {
-        if let Target::Dir { path } = t {
-            indexes.insert(path.clone(), dir::index(path).map_err(|e| e.to_string()));
-        }
-    }
     let mut logs = Vec::new();
     for path in live_paths(&found.files) {
         logs.push(verify_log(&path, opts, &online, &mut indexes)?);
@@ -521,6 +514,18 @@ pub struct MissingLog {
 /// given.
 type DirIndexes = BTreeMap<PathBuf, std::result::Result<dir::Index, String>>;
 
+/// The index of the directory target `path`, made on first use: one pass
+/// over the directory per run, its notes by the origin they name.
+fn index_of<'a>(indexes: &'a mut DirIndexes, path: &Path) -> Result<&'a mut dir::Index> {
+    match indexes
+        .entry(path.to_path_buf())
+        .or_insert_with(|| dir::index(path).map_err(|e| e.to_string()))
+    {
+        Ok(index) => Ok(index),
+        Err(e) => Err(Error::io(path, std::io::Error::other(e.clone()))),
+    }
+}
+
 /// The origins with anchors at `target` and no log among `present`: a
 /// note of the origin that could count for it under the keys given (a key
 /// given, or one a rotation of that log could introduce: the log is gone,
@@ -541,11 +546,7 @@ fn missing_logs(
     let mut found: Vec<(String, String, u64)> = Vec::new();
     match target {
         Target::Dir { path } => {
-            let index = match indexes.get_mut(path) {
-                Some(Ok(index)) => std::mem::take(index),
-                Some(Err(e)) => return Err(Error::io(path, std::io::Error::other(e.clone()))),
-                None => dir::index(path)?,
-            };
+            let index = std::mem::take(index_of(indexes, path)?);
             for (origin, entries) in index {
                 if present.contains(&origin) {
                     continue;
@@ -958,11 +959,7 @@ fn list_dir(
     indexes: &mut DirIndexes,
 ) -> Result<(Vec<Listed>, usize)> {
     let mut out = Vec::new();
-    let entries = match indexes.get_mut(path) {
-        Some(Ok(index)) => index.remove(origin).unwrap_or_default(),
-        Some(Err(e)) => return Err(Error::io(path, std::io::Error::other(e.clone()))),
-        None => dir::index(path)?.remove(origin).unwrap_or_default(),
-    };
+    let entries = index_of(indexes, path)?.remove(origin).unwrap_or_default();
     let total = entries.len();
     for entry in entries {
         let (p, bytes) = match entry {
