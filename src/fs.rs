@@ -54,18 +54,8 @@ impl FileKind {
 /// directory (a FIFO never blocks the call), [`Error::TooLarge`] when the
 /// file holds more than `max` bytes, [`Error::Io`] otherwise.
 pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .map_err(|e| Error::io(path, e))?;
+    let file = open_regular(path)?;
     let meta = file.metadata().map_err(|e| Error::io(path, e))?;
-    if !meta.file_type().is_file() {
-        return Err(Error::NotARegularFile {
-            path: path.to_path_buf(),
-            kind: FileKind::of(meta.file_type()),
-        });
-    }
     if meta.len() > max {
         return Err(too_large(path, max));
     }
@@ -78,6 +68,25 @@ pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>> {
         return Err(too_large(path, max));
     }
     Ok(buf)
+}
+
+/// Opens the regular file at `path` for reading, as [`read_bounded`] does
+/// (without blocking on a FIFO; anything but a regular file is refused),
+/// for inputs that are read as a stream with their own bounds.
+pub fn open_regular(path: &Path) -> Result<std::fs::File> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+    if !meta.file_type().is_file() {
+        return Err(Error::NotARegularFile {
+            path: path.to_path_buf(),
+            kind: FileKind::of(meta.file_type()),
+        });
+    }
+    Ok(file)
 }
 
 fn too_large(path: &Path, max: u64) -> Error {

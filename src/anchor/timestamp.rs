@@ -7,30 +7,14 @@
 //! that this signed checkpoint existed at the token's genTime.
 
 use super::record::TsaAnchor;
-use crate::tsa::{
-    self, CertificateFileProblem, ClientOptions, Expected, ExpectedImprint, HashAlg,
-    TimeStampRequest, TrustStore, TsaError, VerifiedTimestamp,
-};
+use crate::tsa::{self, CertificateFileProblem, TrustStore, TsaError, VerifiedTimestamp};
 use crate::{Error, Result};
 use base64::Engine;
-
-fn expected(note: &[u8]) -> Expected {
-    use sha2::Digest;
-    Expected::imprint(ExpectedImprint::Digest {
-        alg: HashAlg::Sha256,
-        digest: sha2::Sha256::digest(note).to_vec(),
-    })
-}
 
 /// Requests a token over `note` from `url`, verifies it against `roots`
 /// (and the request's nonce), and describes it.
 pub fn put(url: &str, note: &str, roots: &TrustStore) -> Result<TsaAnchor> {
-    use sha2::Digest;
-    let digest = sha2::Sha256::digest(note.as_bytes()).to_vec();
-    let req = TimeStampRequest::new(HashAlg::Sha256, digest, None, true, true)?;
-    let opts = tsa::VerifyOptions::default();
-    let body = tsa::request(url, &req, Some(roots), &opts, &ClientOptions::default())?;
-    let verified = tsa::verify_token(&body, &req.expected(), roots, &opts)?;
+    let (body, verified) = tsa::timestamp_data(url, note.as_bytes(), roots)?;
     Ok(describe(url, &body, &verified))
 }
 
@@ -102,13 +86,7 @@ pub fn verify(
     let token = base64::engine::general_purpose::STANDARD
         .decode(&anchor.token)
         .map_err(|_| TokenProblem::NotBase64)?;
-    let v = tsa::verify_token(
-        &token,
-        &expected(note),
-        roots,
-        &tsa::VerifyOptions::default(),
-    )
-    .map_err(TokenProblem::Invalid)?;
+    let v = tsa::verify_data_token(&token, note, roots).map_err(TokenProblem::Invalid)?;
     let gen_time = v.gen_time().to_rfc3339();
     if gen_time != anchor.gen_time {
         return Err(TokenProblem::GenTimeMismatch {

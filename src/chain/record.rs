@@ -27,6 +27,8 @@ pub const KIND_CHECKPOINT: &str = "checkpoint";
 pub const KIND_KEY_ROTATION: &str = "key_rotation";
 /// Kind of an anchor record (§9), written by `vouch anchor`.
 pub const KIND_ANCHOR: &str = "anchor";
+/// Kind of a stamp record (§15.5), written by `vouch stamp --log`.
+pub const KIND_STAMP: &str = "stamp";
 
 /// Kinds vouch gives a meaning to (docs/FORMAT.md §2.1). Only the command
 /// that owns a kind writes it (`checkpoint`, `rotate`, `anchor`, and the
@@ -37,7 +39,7 @@ pub const RESERVED_KINDS: &[&str] = &[
     KIND_CHECKPOINT,
     KIND_KEY_ROTATION,
     KIND_ANCHOR,
-    "stamp",
+    KIND_STAMP,
     "drift_snapshot",
     "drift_accept",
     "drift_check",

@@ -473,6 +473,67 @@ pub fn open_standalone(
     open_checkpoint(note_bytes, origin, &KeyState::new(keys))
 }
 
+/// A statement (a stamp's DSSE envelope, docs/FORMAT.md §15) whose
+/// signature was made by a key the auditor trusts for `origin`. Built only
+/// by [`open_statement`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustedStatement {
+    signer: (String, u32),
+}
+
+impl TrustedStatement {
+    /// The key that signed it: name (= origin) and key ID.
+    pub fn signer(&self) -> (&str, u32) {
+        (&self.signer.0, self.signer.1)
+    }
+}
+
+/// Decides whether `sig` over `message` is a statement by `origin`: the
+/// signature's key (named `keyid`, `<name>+<%08x key id>`) must be an
+/// auditor key (`--pub`) named after `origin`, and the Ed25519 signature
+/// must verify strictly. A key trusted for another origin never vouches
+/// for this one. As with [`open_standalone`], rotations that retired the
+/// key later are not known from a statement alone; callers say so.
+pub fn open_statement(
+    keys: &TrustedKeys,
+    origin: &str,
+    keyid: &str,
+    message: &[u8],
+    sig: &[u8],
+) -> Result<TrustedStatement, TrustError> {
+    if keys.is_empty() {
+        return Err(TrustError::NoKeys);
+    }
+    let parsed = keyid.rsplit_once('+').and_then(|(name, id)| {
+        (id.len() == 8
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()))
+        .then(|| u32::from_str_radix(id, 16).ok())
+        .flatten()
+        .map(|id| (name, id))
+    });
+    let Some((name, id)) = parsed else {
+        return Err(TrustError::UnknownKey {
+            signers: Vec::new(),
+        });
+    };
+    let Some(key) = keys.get(name, id).filter(|_| name == origin) else {
+        return Err(TrustError::UnknownKey {
+            signers: vec![(name.to_owned(), id)],
+        });
+    };
+    if !key.verify_bytes(message, sig) {
+        return Err(TrustError::BadSignature {
+            key_name: name.to_owned(),
+            key_id: id,
+        });
+    }
+    Ok(TrustedStatement {
+        signer: (name.to_owned(), id),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -503,6 +564,45 @@ mod tests {
         assert_eq!(t.len(), 1);
         let note = note::sign(&cp("log-a", 3, &[]), &[&a]).unwrap();
         assert!(open_standalone(note.as_bytes(), None, &t).is_ok());
+    }
+
+    #[test]
+    fn statements_count_only_by_a_trusted_key_of_their_origin() {
+        let a = key("log-a", 1);
+        let b = key("log-b", 2);
+        let t = keys(&[&a, &b]);
+        let msg = b"statement";
+        let sig = a.sign_bytes(msg);
+        let id = |k: &SignerKey| format!("{}+{:08x}", k.name(), k.key_id());
+        let ok = open_statement(&t, "log-a", &id(&a), msg, &sig).unwrap();
+        assert_eq!(ok.signer(), ("log-a", a.key_id()));
+        // Another origin's key, even a trusted one, never vouches.
+        let sig_b = b.sign_bytes(msg);
+        assert!(matches!(
+            open_statement(&t, "log-a", &id(&b), msg, &sig_b),
+            Err(TrustError::UnknownKey { .. })
+        ));
+        // The right key name with a signature that does not verify.
+        assert!(matches!(
+            open_statement(&t, "log-a", &id(&a), b"other", &sig),
+            Err(TrustError::BadSignature { .. })
+        ));
+        // A key that is not trusted, and keyids that do not parse.
+        let c = key("log-a", 3);
+        assert!(matches!(
+            open_statement(&t, "log-a", &id(&c), msg, &c.sign_bytes(msg)),
+            Err(TrustError::UnknownKey { .. })
+        ));
+        for bad in ["log-a", "log-a+ZZ", &id(&a).to_uppercase(), "log-a+0000000"] {
+            assert!(
+                open_statement(&t, "log-a", bad, msg, &sig).is_err(),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            open_statement(&TrustedKeys::default(), "log-a", &id(&a), msg, &sig),
+            Err(TrustError::NoKeys)
+        );
     }
 
     #[test]

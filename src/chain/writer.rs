@@ -503,6 +503,19 @@ pub(crate) fn append_covered(
     key: &SignerKey,
     records: &[(&str, &serde_json::Value)],
 ) -> Result<Covered> {
+    let owned: Vec<(&str, serde_json::Value)> =
+        records.iter().map(|(k, v)| (*k, (*v).clone())).collect();
+    append_covered_with(path, key, |_| Ok((owned, ()))).map(|(c, ())| c)
+}
+
+/// [`append_covered`] for records that depend on the seq they will get:
+/// under the log's lock, `make(next_seq)` returns the records to append
+/// (and a value handed back). If `make` fails, nothing is written.
+pub(crate) fn append_covered_with<'k, T>(
+    path: &Path,
+    key: &SignerKey,
+    make: impl FnOnce(u64) -> Result<(Vec<(&'k str, serde_json::Value)>, T)>,
+) -> Result<(Covered, T)> {
     let mut log = LockedLog::open(path, key.name())?;
     let mut range = verified_tree(&log, key)?;
     if range.end() != log.next_seq {
@@ -511,7 +524,9 @@ pub(crate) fn append_covered(
             std::io::Error::other("the log changed while it was read"),
         ));
     }
-    let appended = log.append_reserved(records)?;
+    let (records, made) = make(log.next_seq)?;
+    let records: Vec<(&str, &serde_json::Value)> = records.iter().map(|(k, v)| (*k, v)).collect();
+    let appended = log.append_reserved(&records)?;
     for a in &appended {
         range
             .append(a.leaf)
@@ -524,14 +539,17 @@ pub(crate) fn append_covered(
     let offset = log.len;
     let seq = log.append_reserved(&[(KIND_CHECKPOINT, &body)])?[0].seq;
     super::tree::save(&log.path, &log.file, &log.origin, offset, &range);
-    Ok(Covered {
-        appended,
-        checkpoint: SignedCheckpoint {
-            checkpoint,
-            note,
-            record_seq: Some(seq),
+    Ok((
+        Covered {
+            appended,
+            checkpoint: SignedCheckpoint {
+                checkpoint,
+                note,
+                record_seq: Some(seq),
+            },
         },
-    })
+        made,
+    ))
 }
 
 /// Rotates the log's signing key: appends a `key_rotation` record holding a

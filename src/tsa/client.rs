@@ -100,3 +100,36 @@ pub fn request(
     }
     Ok(body)
 }
+
+/// Requests a token whose imprint is SHA-256 over `data` (with a nonce,
+/// asking for the TSA's certificate), and verifies it fully against
+/// `roots` before returning it: the response bytes (a DER TimeStampResp)
+/// and what was verified.
+pub fn timestamp_data(
+    url: &str,
+    data: &[u8],
+    roots: &TrustStore,
+) -> Result<(Vec<u8>, super::VerifiedTimestamp), crate::Error> {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(data).to_vec();
+    let req = super::TimeStampRequest::new(super::HashAlg::Sha256, digest, None, true, true)?;
+    let opts = VerifyOptions::default();
+    let body = request(url, &req, Some(roots), &opts, &ClientOptions::default())?;
+    let verified = verify_token(&body, &req.expected(), roots, &opts)?;
+    Ok((body, verified))
+}
+
+/// Verifies, offline, a token or response whose imprint must be SHA-256
+/// over `data`.
+pub fn verify_data_token(
+    token: &[u8],
+    data: &[u8],
+    roots: &TrustStore,
+) -> Result<super::VerifiedTimestamp, super::TsaError> {
+    use sha2::Digest;
+    let expected = super::Expected::imprint(super::ExpectedImprint::Digest {
+        alg: super::HashAlg::Sha256,
+        digest: sha2::Sha256::digest(data).to_vec(),
+    });
+    verify_token(token, &expected, roots, &VerifyOptions::default())
+}

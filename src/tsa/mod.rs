@@ -40,7 +40,7 @@ mod time;
 mod token;
 mod verify;
 
-pub use client::{ClientOptions, request};
+pub use client::{ClientOptions, request, timestamp_data, verify_data_token};
 pub use crypto::HashAlg;
 pub use error::TsaError;
 pub use info::{CertificateInfo, EssIdInfo, SignerView, StatusView, TokenInfo, TstView, show};

@@ -7,6 +7,7 @@ mod anchor;
 mod chain;
 mod output;
 mod receipt;
+mod stamp;
 mod tsa;
 
 use clap::{Parser, Subcommand};
@@ -44,6 +45,9 @@ enum Command {
     Anchor(anchor::AnchorCmd),
     /// Make a self-contained evidence receipt for a record; `receipt verify`.
     Receipt(receipt::ReceiptCmd),
+    /// Stamp files, trees or a stream in one signed batch; `stamp verify`,
+    /// `stamp extract`.
+    Stamp(stamp::StampCmd),
     /// RFC 3161 time stamps: request, verify, show.
     #[command(subcommand)]
     Tsa(tsa::TsaCommand),
@@ -62,6 +66,7 @@ fn main() -> ExitCode {
         Command::VerifyProof(a) => chain::verify_proof(a),
         Command::VerifyConsistency(a) => chain::verify_consistency(a),
         Command::Anchor(a) => anchor::run(a),
+        Command::Stamp(a) => stamp::run(a),
         Command::Receipt(a) => receipt::run(a),
         Command::Tsa(cmd) => tsa::run(cmd),
     };

@@ -1,0 +1,411 @@
+//! Finding and hashing the files of a stamp, in parallel.
+//!
+//! Directories are walked without following symlinks (a symlink is an
+//! entry of its own, holding its target). Special files met in a walk
+//! (FIFOs, sockets, devices) are skipped with a warning and never opened
+//! in a way that could block; named explicitly, they are an error. Each
+//! file is hashed through the handle it was opened as (`O_NOFOLLOW`), and
+//! its identity, size, mtime and ctime are compared before and after the
+//! read, and with what the walk saw: a file that changed or was replaced
+//! while it was hashed is reported, never stamped as a torn read.
+
+use super::entry::{Entry, EntryType};
+use super::path;
+use crate::fs::FileKind;
+use crate::merkle::Hash;
+use rayon::prelude::*;
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::Path;
+
+/// Why a file was not stamped (or, on verify, could not be checked).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FileProblem {
+    #[error("no such file")]
+    Missing,
+    #[error("cannot read it: {0}")]
+    Unreadable(String),
+    #[error("it is {0}, not a regular file, directory or symlink")]
+    Special(FileKind),
+    #[error("it changed while it was hashed ({0})")]
+    Changed(&'static str),
+    #[error("a directory above it is a symlink or not a directory: {0}")]
+    UnsafeParent(String),
+    #[error("{0}")]
+    Path(String),
+}
+
+impl FileProblem {
+    pub fn code(&self) -> &'static str {
+        match self {
+            FileProblem::Missing => "missing",
+            FileProblem::Unreadable(_) => "unreadable",
+            FileProblem::Special(_) => "special_file",
+            FileProblem::Changed(_) => "changed_while_hashed",
+            FileProblem::UnsafeParent(_) => "unsafe_parent",
+            FileProblem::Path(_) => "bad_path",
+        }
+    }
+
+    fn of_io(e: &std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            FileProblem::Missing
+        } else {
+            FileProblem::Unreadable(e.to_string())
+        }
+    }
+}
+
+/// A file that was not stamped, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeftOut {
+    /// The stamped path it would have had (the PATH as given when it has
+    /// none).
+    pub path: Vec<u8>,
+    pub problem: FileProblem,
+    /// Named on the command line (an error for the run) rather than met in
+    /// a walk.
+    pub explicit: bool,
+}
+
+/// A special file met in a walk, skipped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    pub path: Vec<u8>,
+    pub kind: FileKind,
+}
+
+/// A PATH of the run, as the statement records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputRoot {
+    /// `None`: the base directory itself.
+    pub path: Option<Vec<u8>>,
+    pub is_dir: bool,
+}
+
+struct Candidate {
+    path: Box<[u8]>,
+    link: bool,
+    follow: bool,
+    dev: u64,
+    ino: u64,
+    explicit: bool,
+}
+
+/// What a walk found.
+#[derive(Default)]
+pub struct Found {
+    candidates: Vec<Candidate>,
+    pub roots: Vec<InputRoot>,
+    pub skipped: Vec<Skipped>,
+    pub left_out: Vec<LeftOut>,
+}
+
+impl Found {
+    /// How many files are to be hashed.
+    pub fn len(&self) -> usize {
+        self.candidates.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.candidates.is_empty()
+    }
+
+    /// The stamped paths of the files found (before hashing).
+    pub fn paths(&self) -> impl Iterator<Item = &[u8]> {
+        self.candidates.iter().map(|c| &*c.path)
+    }
+}
+
+/// Walks `given` (stamped paths under `base`; `None` = the base itself).
+/// With `follow`, a symlink to a regular file is stamped as that file.
+pub fn walk(base: &Path, given: &[Option<Vec<u8>>], follow: bool) -> Found {
+    let mut found = Found::default();
+    for g in given {
+        let abs = match g {
+            Some(p) => path::under(base, p),
+            None => base.to_path_buf(),
+        };
+        let shown = g.clone().unwrap_or_default();
+        match std::fs::symlink_metadata(&abs) {
+            Err(e) => found.left_out.push(LeftOut {
+                path: shown,
+                problem: FileProblem::of_io(&e),
+                explicit: true,
+            }),
+            Ok(m) if m.is_dir() => {
+                found.roots.push(InputRoot {
+                    path: g.clone(),
+                    is_dir: true,
+                });
+                walk_dir(base, g.as_deref(), &mut found);
+            }
+            Ok(m) => {
+                found.roots.push(InputRoot {
+                    path: g.clone(),
+                    is_dir: false,
+                });
+                // A PATH that is the base itself is a directory (above).
+                let rel = shown.into_boxed_slice();
+                add_file(base, rel, &m, follow, true, &mut found);
+            }
+        }
+    }
+    // One entry per path, in byte order: a file named twice (or inside a
+    // directory also named) is stamped once.
+    found
+        .candidates
+        .par_sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    found.candidates.dedup_by(|a, b| {
+        if a.path == b.path {
+            b.explicit |= a.explicit;
+            true
+        } else {
+            false
+        }
+    });
+    found.roots.sort_by(|a, b| a.path.cmp(&b.path));
+    found.roots.dedup();
+    found
+}
+
+fn add_file(
+    base: &Path,
+    rel: Box<[u8]>,
+    m: &std::fs::Metadata,
+    follow: bool,
+    explicit: bool,
+    found: &mut Found,
+) {
+    let t = m.file_type();
+    if t.is_file() {
+        found.candidates.push(Candidate {
+            path: rel,
+            link: false,
+            follow: false,
+            dev: m.dev(),
+            ino: m.ino(),
+            explicit,
+        });
+    } else if t.is_symlink() {
+        let target = follow
+            .then(|| std::fs::metadata(path::under(base, &rel)).ok())
+            .flatten()
+            .filter(|t| t.is_file());
+        let (dev, ino, link) = match &target {
+            Some(t) => (t.dev(), t.ino(), false),
+            None => (m.dev(), m.ino(), true),
+        };
+        found.candidates.push(Candidate {
+            path: rel,
+            link,
+            follow: !link,
+            dev,
+            ino,
+            explicit,
+        });
+    } else {
+        let kind = FileKind::of(t);
+        if explicit {
+            found.left_out.push(LeftOut {
+                path: rel.into_vec(),
+                problem: FileProblem::Special(kind),
+                explicit,
+            });
+        } else {
+            found.skipped.push(Skipped {
+                path: rel.into_vec(),
+                kind,
+            });
+        }
+    }
+}
+
+fn walk_dir(base: &Path, root: Option<&[u8]>, found: &mut Found) {
+    let mut stack: Vec<Option<Vec<u8>>> = vec![root.map(<[u8]>::to_vec)];
+    while let Some(dir) = stack.pop() {
+        let abs = match &dir {
+            Some(d) => path::under(base, d),
+            None => base.to_path_buf(),
+        };
+        let entries = match std::fs::read_dir(&abs) {
+            Ok(e) => e,
+            Err(e) => {
+                found.left_out.push(LeftOut {
+                    path: dir.unwrap_or_default(),
+                    problem: FileProblem::of_io(&e),
+                    explicit: false,
+                });
+                continue;
+            }
+        };
+        for e in entries {
+            let e = match e {
+                Ok(e) => e,
+                Err(err) => {
+                    found.left_out.push(LeftOut {
+                        path: dir.clone().unwrap_or_default(),
+                        problem: FileProblem::of_io(&err),
+                        explicit: false,
+                    });
+                    break;
+                }
+            };
+            let rel = path::join(dir.as_deref(), e.file_name().as_bytes());
+            if let Err(p) = path::check(&rel) {
+                found.left_out.push(LeftOut {
+                    path: rel,
+                    problem: FileProblem::Path(p.to_string()),
+                    explicit: false,
+                });
+                continue;
+            }
+            // lstat: a symlink is never followed in a walk.
+            match std::fs::symlink_metadata(e.path()) {
+                Err(err) => found.left_out.push(LeftOut {
+                    path: rel,
+                    problem: FileProblem::of_io(&err),
+                    explicit: false,
+                }),
+                Ok(m) if m.is_dir() => stack.push(Some(rel)),
+                Ok(m) => add_file(base, rel.into_boxed_slice(), &m, false, false, found),
+            }
+        }
+    }
+}
+
+/// Hashes every file found, on all cores. Returns the entries stamped (in
+/// path order) and adds the files that could not be stamped to
+/// `found.left_out`.
+pub fn hash_all(base: &Path, found: &mut Found) -> Vec<Entry> {
+    let candidates = std::mem::take(&mut found.candidates);
+    let results: Vec<Result<Entry, LeftOut>> = candidates
+        .into_par_iter()
+        .with_min_len(16)
+        .map(|c| hash_candidate(base, c))
+        .collect();
+    let mut entries = Vec::with_capacity(results.len());
+    for r in results {
+        match r {
+            Ok(e) => entries.push(e),
+            Err(l) => found.left_out.push(l),
+        }
+    }
+    found.left_out.sort_by(|a, b| a.path.cmp(&b.path));
+    entries
+}
+
+fn hash_candidate(base: &Path, c: Candidate) -> Result<Entry, LeftOut> {
+    let abs = path::under(base, &c.path);
+    let r = if c.link {
+        read_link(&abs, c.dev, c.ino).map(|t| Entry::link(c.path.clone(), t))
+    } else {
+        hash_file(&abs, c.follow, Some((c.dev, c.ino))).map(|(size, sha256)| Entry {
+            path: c.path.clone(),
+            kind: EntryType::File,
+            size,
+            sha256,
+            target: None,
+        })
+    };
+    r.map_err(|problem| LeftOut {
+        path: c.path.into_vec(),
+        problem,
+        explicit: c.explicit,
+    })
+}
+
+/// Reads a symlink's target, checking it is still the link the walk saw.
+pub fn read_link(abs: &Path, dev: u64, ino: u64) -> Result<Box<[u8]>, FileProblem> {
+    let t = std::fs::read_link(abs).map_err(|e| FileProblem::of_io(&e))?;
+    let m = std::fs::symlink_metadata(abs).map_err(|e| FileProblem::of_io(&e))?;
+    if !m.file_type().is_symlink() || m.dev() != dev || m.ino() != ino {
+        return Err(FileProblem::Changed("replaced"));
+    }
+    Ok(t.as_os_str().as_bytes().to_vec().into_boxed_slice())
+}
+
+const CHUNK: usize = 1 << 20;
+
+thread_local! {
+    static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Hashes the regular file at `abs` (not following a final symlink unless
+/// `follow`). With `expect`, the file must be the one (device, inode) seen
+/// before. Returns its size and SHA-256.
+pub fn hash_file(
+    abs: &Path,
+    follow: bool,
+    expect: Option<(u64, u64)>,
+) -> Result<(u64, Hash), FileProblem> {
+    let mut flags = libc::O_NONBLOCK | libc::O_NOCTTY;
+    if !follow {
+        flags |= libc::O_NOFOLLOW;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(abs)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                FileProblem::Changed("replaced by a symlink")
+            } else {
+                FileProblem::of_io(&e)
+            }
+        })?;
+    let before = file.metadata().map_err(|e| FileProblem::of_io(&e))?;
+    if !before.is_file() {
+        return Err(FileProblem::Special(FileKind::of(before.file_type())));
+    }
+    if expect.is_some_and(|(d, i)| (d, i) != (before.dev(), before.ino())) {
+        return Err(FileProblem::Changed("replaced"));
+    }
+    let (n, digest) = BUF.with(|b| {
+        let mut buf = b.borrow_mut();
+        if buf.len() < CHUNK {
+            buf.resize(CHUNK, 0);
+        }
+        // Small files in one read of their size (plus one to see EOF).
+        let want = usize::try_from(before.len())
+            .unwrap_or(CHUNK)
+            .saturating_add(1)
+            .min(CHUNK);
+        let mut ctx = ring::digest::Context::new(&ring::digest::SHA256);
+        let mut n: u64 = 0;
+        loop {
+            match file.read(&mut buf[..want]) {
+                Ok(0) => break,
+                Ok(k) => {
+                    ctx.update(&buf[..k]);
+                    n += k as u64;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(FileProblem::Unreadable(e.to_string())),
+            }
+        }
+        let mut out = [0u8; 32];
+        out.copy_from_slice(ctx.finish().as_ref());
+        Ok((n, out))
+    })?;
+    let after = file.metadata().map_err(|e| FileProblem::of_io(&e))?;
+    if n != before.len() || after.len() != before.len() {
+        return Err(FileProblem::Changed("size"));
+    }
+    if (after.mtime(), after.mtime_nsec()) != (before.mtime(), before.mtime_nsec())
+        || (after.ctime(), after.ctime_nsec()) != (before.ctime(), before.ctime_nsec())
+    {
+        return Err(FileProblem::Changed("modified"));
+    }
+    // The path must still name the file that was read.
+    let now = if follow {
+        std::fs::metadata(abs)
+    } else {
+        std::fs::symlink_metadata(abs)
+    };
+    match now {
+        Ok(m) if (m.dev(), m.ino()) == (before.dev(), before.ino()) => Ok((n, digest)),
+        _ => Err(FileProblem::Changed("renamed or replaced")),
+    }
+}
