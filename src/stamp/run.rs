@@ -70,8 +70,9 @@ pub struct StampOptions<'a> {
     pub subjects: Subjects,
     pub follow_symlinks: bool,
     pub export_signer: Option<ExportSigner<'a>>,
-    /// Where the receipt goes.
-    pub out: PathBuf,
+    /// Where the receipt goes (default: `stamp-<first 16 hex digits of
+    /// the root>.vouch` in the current directory).
+    pub out: Option<PathBuf>,
 }
 
 /// What a run did.
@@ -419,9 +420,12 @@ pub fn stamp(mut opts: StampOptions<'_>) -> Result<StampOutcome> {
         entries: c.entries.len() as u64,
         extract: None,
     };
-    receipt::write(&opts.out, &header, &c.entries)?;
+    let out = opts.out.clone().unwrap_or_else(|| {
+        PathBuf::from(format!("stamp-{}.vouch", &crate::hex::encode(&root)[..16]))
+    });
+    receipt::write(&out, &header, &c.entries)?;
     Ok(StampOutcome {
-        receipt: opts.out.clone(),
+        receipt: out,
         header,
         statement: signed.statement,
         root,

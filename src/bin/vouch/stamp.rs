@@ -209,9 +209,6 @@ fn make(args: MakeArgs) -> ExitCode {
             }
             Input::Paths(args.paths.clone())
         };
-        let out = args.out.clone();
-        let default_out = out.is_none();
-        let tmp_out = out.unwrap_or_else(|| PathBuf::from(".vouch-stamp.partial"));
         let outcome = stamp::stamp(StampOptions {
             base,
             input,
@@ -229,17 +226,8 @@ fn make(args: MakeArgs) -> ExitCode {
             },
             follow_symlinks: args.follow_symlinks,
             export_signer: None,
-            out: tmp_out.clone(),
+            out: args.out.clone(),
         })?;
-        let mut outcome = outcome;
-        if default_out {
-            let name = PathBuf::from(format!(
-                "stamp-{}.vouch",
-                &vouch::hex::encode(&outcome.root)[..16]
-            ));
-            std::fs::rename(&tmp_out, &name).map_err(|e| Error::io(&name, e))?;
-            outcome.receipt = name;
-        }
         Ok(outcome)
     })();
     let outcome = match result {
