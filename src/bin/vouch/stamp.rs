@@ -106,7 +106,7 @@ struct VerifyArgs {
     /// TSA root certificates (PEM) for the time-stamp token.
     #[arg(long, value_name = "ROOTS")]
     tsa_ca: Option<PathBuf>,
-    /// With --format table: list every file, not only those that are not ok.
+    /// List every file, not only those that are not ok (all are counted).
     #[arg(long)]
     all: bool,
     #[arg(long, value_enum, default_value_t)]
@@ -315,6 +315,7 @@ fn verify(args: VerifyArgs) -> ExitCode {
                 paths: args.paths.clone(),
                 keys: &trusted,
                 tsa_roots: roots.as_ref(),
+                list_ok: args.all,
             },
         )
     })();
@@ -345,9 +346,6 @@ fn verify(args: VerifyArgs) -> ExitCode {
             files.set_header(vec!["file", "status", "detail"]);
             let mut shown = 0;
             for f in &report.files {
-                if f.status == FileStatus::Ok && !args.all {
-                    continue;
-                }
                 shown += 1;
                 let color = match f.status {
                     FileStatus::Ok => Color::Green,
