@@ -27,7 +27,7 @@ pub const KIND_CHECKPOINT: &str = "checkpoint";
 pub const KIND_KEY_ROTATION: &str = "key_rotation";
 /// Kind of an anchor record (§9), written by `vouch anchor`.
 pub const KIND_ANCHOR: &str = "anchor";
-/// Kind of a stamp record (§15.5), written by `vouch stamp --log`.
+/// Kind of a stamp record (§16.5), written by `vouch stamp --log`.
 pub const KIND_STAMP: &str = "stamp";
 
 /// Kinds vouch gives a meaning to (docs/FORMAT.md §2.1). Only the command

@@ -1,5 +1,5 @@
 //! File entries and the leaf scheme `vouch-stamp-leaf/1` (docs/FORMAT.md
-//! §15.2).
+//! §16.2).
 //!
 //! Each stamped file is one leaf of an RFC 6962 Merkle tree, in the byte
 //! order of its path. The leaf's data is domain-separated and length

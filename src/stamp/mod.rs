@@ -1,4 +1,4 @@
-//! Stamping files, trees and streams (docs/FORMAT.md §15).
+//! Stamping files, trees and streams (docs/FORMAT.md §16).
 //!
 //! `vouch stamp` hashes every file of a run on all cores, builds an RFC
 //! 6962 Merkle tree over domain-separated leaves (path, type, size,

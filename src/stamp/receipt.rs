@@ -1,4 +1,4 @@
-//! The stamp receipt, `vouch-stamp/1` (docs/FORMAT.md §15.4): JSON Lines,
+//! The stamp receipt, `vouch-stamp/1` (docs/FORMAT.md §16.4): JSON Lines,
 //! so that a run of a million files is written and verified in bounded
 //! memory. The first line is the [`Header`]: the signed DSSE envelope, the
 //! time-stamp token, the chain receipt of the `stamp` record, the files

@@ -234,6 +234,8 @@ struct Signed {
     envelope: Envelope,
     sigstore: Option<SigstoreSignature>,
     timestamp: Option<Timestamp>,
+    /// SHA-256 of the token's DER bytes.
+    token_sha256: Option<[u8; 32]>,
     gen_time: Option<String>,
 }
 
@@ -299,10 +301,12 @@ fn sign(
         Some(s) => (s, Covers::Sigstore),
         None => (&sig, Covers::Signature),
     };
+    let mut token_sha256 = None;
     let (timestamp, gen_time) = match (&opts.tsa, with_tsa) {
         (Some((url, roots)), true) => {
             let (token, verified) = crate::tsa::timestamp_data(url, covered, roots)?;
             let gen_time = verified.gen_time().to_rfc3339();
+            token_sha256 = Some(entry::sha256(&token));
             (
                 Some(Timestamp {
                     token: b64(&token),
@@ -326,6 +330,7 @@ fn sign(
             _ => None,
         },
         timestamp,
+        token_sha256,
         gen_time,
     })
 }
@@ -374,11 +379,8 @@ pub fn stamp(mut opts: StampOptions<'_>) -> Result<StampOutcome> {
                 );
                 body.insert("root".into(), crate::hex::encode(&root).into());
                 body.insert("count".into(), (c.entries.len() as u64).into());
-                if let Some(t) = &s.timestamp {
-                    body.insert(
-                        "token".into(),
-                        crate::hex::encode(&entry::sha256(t.token.as_bytes())).into(),
-                    );
+                if let Some(t) = &s.token_sha256 {
+                    body.insert("token".into(), crate::hex::encode(t).into());
                 }
                 Ok((vec![(KIND_STAMP, serde_json::Value::Object(body))], s))
             });

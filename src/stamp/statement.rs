@@ -1,4 +1,4 @@
-//! The signed statement of a stamp run (docs/FORMAT.md §15.3): an in-toto
+//! The signed statement of a stamp run (docs/FORMAT.md §16.3): an in-toto
 //! Statement v1 whose predicate (`https://vouch.dev/stamp/v1`) carries the
 //! Merkle root over the run's files, their count, the leaf scheme, the
 //! run's metadata and, when the run was recorded, the chain log and seq.

@@ -582,6 +582,26 @@ fn check_chain(h: &Header, st: &Statement, payload: &[u8], opts: &StampVerifyOpt
     if body.get("statement").and_then(|v| v.as_str()) != Some(want.as_str()) {
         return Check::failed(StampError::ChainRecord("it names another statement"));
     }
+    let count_ok = body.get("count").and_then(|v| v.as_u64()) == Some(st.predicate.count);
+    if body.get("root").and_then(|v| v.as_str()) != Some(st.predicate.root.as_str()) || !count_ok {
+        return Check::failed(StampError::ChainRecord("its root or count is not the statement's"));
+    }
+    let token = h
+        .timestamp
+        .as_ref()
+        .and_then(|t| b64d(&t.token))
+        .map(|t| crate::hex::encode(&super::entry::sha256(&t)));
+    match (body.get("token").and_then(|v| v.as_str()), token.as_deref()) {
+        (Some(a), Some(b)) if a != b => {
+            return Check::failed(StampError::ChainRecord("it names another time-stamp token"));
+        }
+        (None, Some(_)) => {
+            return Check::failed(StampError::ChainRecord(
+                "it names no time-stamp token, the receipt carries one",
+            ));
+        }
+        _ => {}
+    }
     match log {
         Some(l) if l.origin == chain.origin && l.seq == chain.seq => {}
         _ => {
