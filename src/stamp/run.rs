@@ -144,6 +144,10 @@ fn hash_stream(
 struct Collected {
     entries: Vec<Entry>,
     inputs: Vec<InputJson>,
+    /// Stamped paths of files the run writes, inside its inputs.
+    excluded: Vec<Vec<u8>>,
+    /// The stamped paths of the directory inputs.
+    dirs: Vec<Option<Vec<u8>>>,
     left_out: Vec<LeftOut>,
     skipped: Vec<Skipped>,
 }
@@ -154,6 +158,12 @@ fn collect(opts: &mut StampOptions<'_>) -> Result<Collected> {
             let given = resolve(&opts.base, &paths)?;
             let mut found = walk::walk(&opts.base, &given, opts.follow_symlinks);
             let entries = walk::hash_all(&opts.base, &mut found);
+            let dirs = found
+                .roots
+                .iter()
+                .filter(|r| r.is_dir)
+                .map(|r| r.path.clone())
+                .collect();
             let inputs = found
                 .roots
                 .iter()
@@ -176,6 +186,8 @@ fn collect(opts: &mut StampOptions<'_>) -> Result<Collected> {
             Ok(Collected {
                 entries,
                 inputs,
+                excluded: Vec::new(),
+                dirs,
                 left_out: found.left_out,
                 skipped: found.skipped,
             })
@@ -210,6 +222,8 @@ fn collect(opts: &mut StampOptions<'_>) -> Result<Collected> {
                     path_b64: b,
                     kind: InputKind::Stream,
                 }],
+                excluded: Vec::new(),
+                dirs: Vec::new(),
                 left_out: Vec::new(),
                 skipped: Vec::new(),
             })
@@ -267,6 +281,18 @@ fn sign(
             count: c.entries.len() as u64,
             subjects: mode,
             inputs: c.inputs.clone(),
+            excluded: c
+                .excluded
+                .iter()
+                .map(|p| {
+                    let (path, path_b64) = super::path::to_json(p);
+                    InputJson {
+                        path,
+                        path_b64,
+                        kind: InputKind::File,
+                    }
+                })
+                .collect(),
             left_out: c.left_out.len() as u64,
             meta: opts.meta.clone(),
             signed_at: crate::time::now_rfc3339(),
@@ -337,7 +363,7 @@ fn sign(
 
 /// Runs a stamp: see the module docs.
 pub fn stamp(mut opts: StampOptions<'_>) -> Result<StampOutcome> {
-    let c = collect(&mut opts)?;
+    let mut c = collect(&mut opts)?;
     if c.entries.is_empty() {
         return Err(Error::Usage(match c.left_out.first() {
             Some(l) => format!(
@@ -347,6 +373,34 @@ pub fn stamp(mut opts: StampOptions<'_>) -> Result<StampOutcome> {
             ),
             None => "nothing to stamp: no files were found".into(),
         }));
+    }
+    let root = tree_root(&c.entries);
+    let out = opts.out.clone().unwrap_or_else(|| {
+        PathBuf::from(format!("stamp-{}.vouch", &crate::hex::encode(&root)[..16]))
+    });
+    // What the run writes inside its own inputs is not part of the stamp.
+    let mut written = vec![out.clone()];
+    if let Some(log) = &opts.log {
+        written.push(log.clone());
+        written.push(crate::chain::tree::cache_path(log));
+    }
+    for w in &written {
+        if let Ok(Some(rel)) = super::path::relative_to(&opts.base, w)
+            && c.dirs
+                .iter()
+                .any(|d| d.as_deref().is_none_or(|d| super::path::is_within(&rel, d)))
+        {
+            c.entries.retain(|e| *e.path != *rel);
+            if !c.excluded.contains(&rel) {
+                c.excluded.push(rel);
+            }
+        }
+    }
+    c.excluded.sort();
+    if c.entries.is_empty() {
+        return Err(Error::Usage(
+            "nothing to stamp but the run's own receipt and log".into(),
+        ));
     }
     let root = tree_root(&c.entries);
     let mode = match opts.subjects {
@@ -422,9 +476,6 @@ pub fn stamp(mut opts: StampOptions<'_>) -> Result<StampOutcome> {
         entries: c.entries.len() as u64,
         extract: None,
     };
-    let out = opts.out.clone().unwrap_or_else(|| {
-        PathBuf::from(format!("stamp-{}.vouch", &crate::hex::encode(&root)[..16]))
-    });
     receipt::write(&out, &header, &c.entries)?;
     Ok(StampOutcome {
         receipt: out,

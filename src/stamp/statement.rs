@@ -92,6 +92,10 @@ pub struct Predicate {
     pub count: u64,
     pub subjects: SubjectMode,
     pub inputs: Vec<InputJson>,
+    /// Paths under the inputs that the run itself writes (its receipt, its
+    /// log and the log's tree cache): never stamped, never `extra`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excluded: Vec<InputJson>,
     /// Files that were meant to be stamped and could not be (the receipt
     /// names them).
     pub left_out: u64,
@@ -233,7 +237,7 @@ impl Statement {
                 problem,
             })?;
         }
-        for i in &s.predicate.inputs {
+        for i in s.predicate.inputs.iter().chain(&s.predicate.excluded) {
             input_path(i)?;
         }
         Ok(s)

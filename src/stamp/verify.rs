@@ -22,6 +22,8 @@ pub struct StampVerifyOptions<'a> {
     /// The base directory the recorded paths are resolved against
     /// (canonical).
     pub base: PathBuf,
+    /// The receipt being verified (never reported `extra`).
+    pub receipt: PathBuf,
     /// Only these PATHs (files or directories, as given); empty: all.
     pub paths: Vec<PathBuf>,
     pub keys: &'a TrustedKeys,
@@ -584,7 +586,9 @@ fn check_chain(h: &Header, st: &Statement, payload: &[u8], opts: &StampVerifyOpt
     }
     let count_ok = body.get("count").and_then(|v| v.as_u64()) == Some(st.predicate.count);
     if body.get("root").and_then(|v| v.as_str()) != Some(st.predicate.root.as_str()) || !count_ok {
-        return Check::failed(StampError::ChainRecord("its root or count is not the statement's"));
+        return Check::failed(StampError::ChainRecord(
+            "its root or count is not the statement's",
+        ));
     }
     let token = h
         .timestamp
@@ -771,7 +775,17 @@ fn check_files(
         .collect();
     out.extend(hashed);
     out.extend(unsafe_parent);
-    // Files added to a stamped directory.
+    // Files added to a stamped directory (not the run's own receipt and
+    // log, nor the receipt being verified).
+    let mut own: Vec<Vec<u8>> = st
+        .predicate
+        .excluded
+        .iter()
+        .filter_map(|i| statement::input_path(i).ok().flatten())
+        .collect();
+    if let Ok(Some(me)) = path::relative_to(&opts.base, &opts.receipt) {
+        own.push(me);
+    }
     if !extract {
         for input in &st.predicate.inputs {
             if input.kind != statement::InputKind::Dir {
@@ -788,7 +802,10 @@ fn check_files(
             }
             let found = walk::walk(&opts.base, std::slice::from_ref(&dir), false);
             for p in found.paths() {
-                if selected(p) && entries.binary_search_by(|e| (*e.path).cmp(p)).is_err() {
+                if selected(p)
+                    && !own.iter().any(|o| o.as_slice() == p)
+                    && entries.binary_search_by(|e| (*e.path).cmp(p)).is_err()
+                {
                     out.push(file_report(p, FileStatus::Extra, None));
                 }
             }

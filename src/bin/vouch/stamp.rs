@@ -311,6 +311,7 @@ fn verify(args: VerifyArgs) -> ExitCode {
         stamp::verify(
             &args.receipt,
             &StampVerifyOptions {
+                receipt: args.receipt.clone(),
                 base,
                 paths: args.paths.clone(),
                 keys: &trusted,
