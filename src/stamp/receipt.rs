@@ -23,6 +23,8 @@ pub const FORMAT: &str = "vouch-stamp/1";
 pub const MAX_HEADER_BYTES: u64 = 16 << 20;
 /// The longest entry line read.
 pub const MAX_ENTRY_BYTES: u64 = 16 << 10;
+/// Most entries a receipt may hold (about 1.4 GB of memory to verify).
+pub const MAX_ENTRIES: u64 = 10_000_000;
 /// Most left-out files named in a receipt (the statement counts them all).
 pub const MAX_LEFT_OUT_LISTED: usize = 1000;
 
@@ -216,6 +218,12 @@ pub fn open(path: &Path) -> Result<std::result::Result<Opened, ReceiptProblem>> 
                 Err(e) => return Ok(Err(ReceiptProblem::Header(e.to_string()))),
             },
         };
+    if header.entries > MAX_ENTRIES {
+        return Ok(Err(ReceiptProblem::Header(format!(
+            "it holds {} entries, more than the {MAX_ENTRIES} accepted",
+            header.entries
+        ))));
+    }
     if header.format != FORMAT {
         return Ok(Err(ReceiptProblem::Header(format!(
             "format is {:?}",

@@ -293,6 +293,7 @@ fn sign(
                     }
                 })
                 .collect(),
+            follow_symlinks: opts.follow_symlinks,
             left_out: c.left_out.len() as u64,
             meta: opts.meta.clone(),
             signed_at: crate::time::now_rfc3339(),

@@ -96,6 +96,11 @@ pub struct Predicate {
     /// log and the log's tree cache): never stamped, never `extra`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub excluded: Vec<InputJson>,
+    /// The run stamped symlinks to regular files as those files
+    /// (`--follow-symlinks`); verify then follows such a link, inside the
+    /// base only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub follow_symlinks: bool,
     /// Files that were meant to be stamped and could not be (the receipt
     /// names them).
     pub left_out: u64,
@@ -225,6 +230,13 @@ impl Statement {
         constant("predicateType", &s.predicate_type, PREDICATE_TYPE)?;
         constant("leafScheme", &s.predicate.leaf_scheme, LEAF_SCHEME)?;
         s.root()?;
+        if !crate::time::is_rfc3339_utc(s.predicate.signed_at.as_bytes()) {
+            return Err(StatementProblem::Constant {
+                field: "signedAt",
+                found: s.predicate.signed_at.clone(),
+                expected: "an RFC 3339 UTC time",
+            });
+        }
         if s.predicate.meta.len() > MAX_META {
             return Err(StatementProblem::Meta {
                 key: String::new(),

@@ -341,6 +341,14 @@ pub fn verify(receipt_path: &Path, opts: &StampVerifyOptions<'_>) -> Result<Stam
             st.predicate.signed_at
         ));
     }
+    if let Some(Piece {
+        check: Check::NotChecked { why, .. },
+        ..
+    }) = report.checks.iter().find(|p| p.name == "chain")
+        && st.predicate.log.is_some()
+    {
+        report.not_proven.push(format!("the chain record: {why}"));
+    }
     report.not_proven.push(
         "whether a later key rotation retired the signing key: verify the log itself for that"
             .into(),
@@ -655,7 +663,7 @@ fn parents_safe(
     Ok(())
 }
 
-fn check_one(base: &Path, e: &Entry) -> FileReport {
+fn check_one(base: &Path, e: &Entry, follow: bool) -> FileReport {
     let abs = path::under(base, &e.path);
     let r = |status, detail: Option<String>| file_report(&e.path, status, detail);
     match e.kind {
@@ -685,7 +693,9 @@ fn check_one(base: &Path, e: &Entry) -> FileReport {
         },
         EntryType::File => {
             let mut hashed = walk::hash_file(&abs, false, None);
-            if let Err(FileProblem::Changed("replaced by a symlink")) = hashed {
+            if let Err(FileProblem::Changed("replaced by a symlink")) = hashed
+                && follow
+            {
                 // A file stamped through a symlink (--follow-symlinks) is
                 // followed only to a file inside the base.
                 hashed = match std::fs::canonicalize(&abs) {
@@ -707,6 +717,10 @@ fn check_one(base: &Path, e: &Entry) -> FileReport {
                 ),
                 Ok(_) => r(FileStatus::Modified, Some("content differs".into())),
                 Err(FileProblem::Missing) => r(FileStatus::Missing, None),
+                Err(FileProblem::Changed("replaced by a symlink")) => r(
+                    FileStatus::Modified,
+                    Some("stamped as a file, now a symlink".into()),
+                ),
                 Err(p @ FileProblem::Special(_)) => r(FileStatus::Modified, Some(p.to_string())),
                 Err(p) => r(FileStatus::Error, Some(p.to_string())),
             }
@@ -763,7 +777,7 @@ fn check_files(
         .par_iter()
         .with_min_len(16)
         .filter_map(|e| {
-            let r = check_one(&opts.base, e);
+            let r = check_one(&opts.base, e, st.predicate.follow_symlinks);
             if r.status == FileStatus::Ok {
                 ok.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 if !opts.list_ok {
