@@ -1,0 +1,2 @@
+//! Signatures over files in other tools' formats, made with vouch's keys.
+pub mod minisign;
