@@ -17,6 +17,8 @@ pub enum KeyFileProblem {
     PrivateGivenAsPublic,
     #[error("it holds no key")]
     Empty,
+    #[error("it holds {count} keys; exactly one is needed here")]
+    SeveralKeys { count: usize },
     #[error("line {line} is not a valid key: {reason}")]
     Malformed { line: usize, reason: String },
 }
@@ -102,6 +104,22 @@ pub fn read_verifier_keys(path: &Path) -> Result<Vec<VerifierKey>> {
     Ok(keys)
 }
 
+/// Reads a verifier key file that must hold exactly one key (a keyset of
+/// several is refused: which one was meant cannot be guessed).
+pub fn read_verifier_key(path: &Path) -> Result<VerifierKey> {
+    let mut keys = read_verifier_keys(path)?;
+    match keys.pop() {
+        Some(key) if keys.is_empty() => Ok(key),
+        Some(_) => Err(key_error(
+            path,
+            KeyFileProblem::SeveralKeys {
+                count: keys.len() + 1,
+            },
+        )),
+        None => Err(key_error(path, KeyFileProblem::Empty)),
+    }
+}
+
 /// Generates a key pair named `origin` and writes `out` (the signer key,
 /// created with mode 0600, never overwriting) and `out.pub`.
 pub fn write_new_keypair(origin: &str, out: &Path) -> Result<(PathBuf, VerifierKey)> {
@@ -133,8 +151,9 @@ pub fn write_new_keypair(origin: &str, out: &Path) -> Result<(PathBuf, VerifierK
     Ok((pub_path, verifier))
 }
 
-/// Creates `path` exclusively with `mode`, writes `data` and syncs it.
-pub(crate) fn write_new_file(path: &Path, data: &[u8], mode: u32) -> Result<()> {
+/// Creates `path` exclusively with `mode` (never replacing an existing
+/// file), writes `data` and syncs it.
+pub fn write_new_file(path: &Path, data: &[u8], mode: u32) -> Result<()> {
     use std::os::unix::fs::OpenOptionsExt;
     let mut file = std::fs::OpenOptions::new()
         .write(true)

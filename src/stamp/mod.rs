@@ -37,6 +37,7 @@ pub mod ecdsa;
 pub mod entry;
 pub mod error;
 pub mod extract;
+pub mod minisign;
 pub mod path;
 pub mod receipt;
 pub mod run;

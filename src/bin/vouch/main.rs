@@ -5,6 +5,7 @@
 
 mod anchor;
 mod chain;
+mod key;
 mod output;
 mod receipt;
 mod stamp;
@@ -25,6 +26,8 @@ struct Cli {
 enum Command {
     /// Generate an Ed25519 signing key pair for a log origin.
     Keygen(chain::KeygenArgs),
+    /// Public keys in other tools' formats: `key export KEY.pub --format minisign`.
+    Key(key::KeyCmd),
     /// Append records to a log (one, or one per stdin line).
     Append(chain::AppendArgs),
     /// Sign a checkpoint over every record and append it to the log.
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         Command::Prove(a) => chain::prove(a),
         Command::VerifyProof(a) => chain::verify_proof(a),
         Command::VerifyConsistency(a) => chain::verify_consistency(a),
+        Command::Key(a) => key::run(a),
         Command::Anchor(a) => anchor::run(a),
         Command::Stamp(a) => stamp::run(a),
         Command::Receipt(a) => receipt::run(a),
