@@ -14,6 +14,7 @@ pub mod jcs;
 pub mod merkle;
 pub mod note;
 pub mod receipt;
+pub mod stamp;
 pub mod time;
 pub mod tsa;
 
