@@ -162,12 +162,15 @@ fn statement(artifact: &Path) -> Vec<u8> {
     .unwrap()
 }
 
+/// Signs a DSSE payload (the function builds the PAE).
+type SignFn = Box<dyn Fn(&[u8]) -> Vec<u8>>;
+
 /// A signer under test: how it signs, and its public key file.
 struct Key {
     label: &'static str,
     pub_pem: PathBuf,
     hint: String,
-    sign: Box<dyn Fn(&[u8]) -> Vec<u8>>,
+    sign: SignFn,
 }
 
 fn ed25519_key(pki: &Pki, seed: u8, name: &str) -> Key {
