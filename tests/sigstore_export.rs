@@ -250,7 +250,8 @@ fn peer(bundle: &Path, key: &Path, chain: &Path) -> PeerResult {
     ])
 }
 
-fn assert_refused(r: &PeerResult, case: &str, key: &Key) {
+/// The peer must exit 1 and name `why` (its error code or message).
+fn assert_refused(r: &PeerResult, case: &str, why: &str, key: &Key) {
     assert_eq!(
         r.code, 1,
         "{}: {case}: the peer must refuse (exit 1): {}",
@@ -262,6 +263,13 @@ fn assert_refused(r: &PeerResult, case: &str, key: &Key) {
         key.label,
         r.line
     );
+    assert!(
+        r.line.contains(why),
+        "{}: {case}: expected {why}: {}",
+        key.label,
+        r.line
+    );
+    eprintln!("{}: {case}: peer: {}", key.label, r.line);
 }
 
 /// The whole round trip and tamper matrix for one key type.
@@ -309,7 +317,12 @@ fn check_key(w: &World, key: &Key, other_key: &Key) {
     assert_eq!(r.code, 0, "{}: trusted root: {}", key.label, r.line);
     let other_file = w.pki.write("other.txt", b"not stamped\n");
     let r = with_root(&good_path, &["--artifact", other_file.to_str().unwrap()]);
-    assert_refused(&r, "artifact not among the subjects", key);
+    assert_refused(
+        &r,
+        "artifact not among the subjects",
+        "is not among the statement",
+        key,
+    );
 
     // A TSA trusted only from after the token's genTime.
     let mut late = root.clone();
@@ -326,12 +339,12 @@ fn check_key(w: &World, key: &Key, other_key: &Key) {
         "--trusted-root",
         late_path.to_str().unwrap(),
     ]);
-    assert_refused(&r, "TSA not yet valid at genTime", key);
+    assert_refused(&r, "TSA not yet valid at genTime", "TIMESTAMP_ERROR", key);
 
-    let refused = |case: &str, b: &Bundle| {
+    let refused = |case: &str, why: &str, b: &Bundle| {
         let p = write_bundle(w, &format!("{tag}-{}.json", case.replace(' ', "-")), b);
         let r = peer(&p, &key.pub_pem, &w.tsa.chain);
-        assert_refused(&r, case, key);
+        assert_refused(&r, case, why, key);
     };
 
     // A payload byte changed.
@@ -340,12 +353,12 @@ fn check_key(w: &World, key: &Key, other_key: &Key) {
     let at = p.len() / 2;
     p[at] ^= 0x01;
     b.dsse_envelope.payload = STANDARD.encode(&p);
-    refused("payload byte changed", &b);
+    refused("payload byte changed", "SIGNATURE_ERROR", &b);
 
     // The payload type changed (it is covered by the PAE).
     let mut b = good.clone();
     b.dsse_envelope.payload_type = "application/json".into();
-    refused("payload type changed", &b);
+    refused("payload type changed", "SIGNATURE_ERROR", &b);
 
     // The signature flipped: the time stamp no longer matches either.
     let mut bad_sig = sig.clone();
@@ -353,7 +366,7 @@ fn check_key(w: &World, key: &Key, other_key: &Key) {
     bad_sig[n] ^= 0x01;
     let mut b = good.clone();
     b.dsse_envelope.signatures[0].sig = STANDARD.encode(&bad_sig);
-    refused("signature flipped", &b);
+    refused("signature flipped", "TIMESTAMP_ERROR", &b);
 
     // The signature flipped and re-time-stamped: only the signature check
     // can catch it.
@@ -366,11 +379,11 @@ fn check_key(w: &World, key: &Key, other_key: &Key) {
         &timestamp(&w.tsa, &bad_sig),
     )
     .unwrap();
-    refused("signature flipped and re-stamped", &b);
+    refused("signature flipped and re-stamped", "SIGNATURE_ERROR", &b);
 
     // The wrong public key.
     let r = peer(&good_path, &other_key.pub_pem, &w.tsa.chain);
-    assert_refused(&r, "wrong public key", key);
+    assert_refused(&r, "wrong public key", "SIGNATURE_ERROR", key);
 
     // A token from another TSA root.
     let b = sigstore::bundle(
@@ -382,10 +395,10 @@ fn check_key(w: &World, key: &Key, other_key: &Key) {
         &timestamp(&w.other_tsa, &sig),
     )
     .unwrap();
-    refused("token from another TSA", &b);
+    refused("token from another TSA", "TIMESTAMP_ERROR", &b);
     // ... and the right token with the other TSA's chain trusted.
     let r = peer(&good_path, &key.pub_pem, &w.other_tsa.chain);
-    assert_refused(&r, "chain of another TSA trusted", key);
+    assert_refused(&r, "chain of another TSA trusted", "TIMESTAMP_ERROR", key);
 
     // A token over other bytes: the payload, and the PAE (what vouch's
     // native receipt might be tempted to stamp).
@@ -405,7 +418,7 @@ fn check_key(w: &World, key: &Key, other_key: &Key) {
             &timestamp(&w.tsa, &data),
         )
         .unwrap();
-        refused(case, &b);
+        refused(case, "TIMESTAMP_ERROR", &b);
     }
 
     // The time stamp removed.
@@ -414,7 +427,7 @@ fn check_key(w: &World, key: &Key, other_key: &Key) {
         .timestamp_verification_data
         .rfc3161_timestamps
         .clear();
-    refused("timestamp removed", &b);
+    refused("timestamp removed", "expected 1 timestamps, got 0", &b);
 
     // The token alone (ContentInfo) instead of the TimeStampResp: the peer
     // parses signedTimestamp as a TimeStampResp, so it must refuse.
@@ -423,7 +436,7 @@ fn check_key(w: &World, key: &Key, other_key: &Key) {
         .timestamp_verification_data
         .rfc3161_timestamps[0]
         .signed_timestamp = STANDARD.encode(sigstore::timestamp_token(&ts).unwrap());
-    refused("bare TimeStampToken as signedTimestamp", &b);
+    refused("bare TimeStampToken as signedTimestamp", "FAIL:", &b);
     // ... while vouch's bundle() wraps a bare token into a response the
     // peer accepts.
     let b = sigstore::bundle(
@@ -443,14 +456,14 @@ fn check_key(w: &World, key: &Key, other_key: &Key) {
     let mut b = good.clone();
     let first = b.dsse_envelope.signatures[0].clone();
     b.dsse_envelope.signatures.push(first);
-    refused("two DSSE signatures", &b);
+    refused("two DSSE signatures", "invalid bundle", &b);
 
     // A hint the key finder does not know.
     let mut b = good.clone();
     b.verification_material.public_key.hint = "someone-else".into();
     let p = write_bundle(w, &format!("{tag}-hint.json"), &b);
     let r = with_root(&p, &[]);
-    assert_refused(&r, "unknown key hint", key);
+    assert_refused(&r, "unknown key hint", "key hint", key);
 }
 
 #[test]
@@ -482,6 +495,7 @@ fn sigstore_bundles_verify_with_sigstore_js_and_tampering_is_refused() {
     assert_refused(
         &peer(&path, &ed.pub_pem, &w.tsa.chain),
         "P-256 signature, Ed25519 key",
+        "SIGNATURE_ERROR",
         &p256,
     );
 }
