@@ -34,6 +34,15 @@
 //! --use-signed-timestamps --insecure-ignore-tlog` does the same and also
 //! matches the in-toto subjects against the artifact.
 //!
+//! # Key types
+//! `@sigstore/verify` 4.1.3 verifies the DSSE signature with Node's
+//! `crypto.verify` and no digest argument, so it takes ECDSA P-256
+//! (SHA-256, DER signature) and pure Ed25519 over the PAE (as
+//! [`super::dsse::sign_dsse`] makes); both are exercised against it in
+//! `tests/sigstore_export.rs`. cosign v3 cannot verify Ed25519 keys (it
+//! uses Ed25519ph; cosign PR #5074), so P-256 ([`super::ecdsa_key`]) is
+//! the key type for an export meant for cosign.
+//!
 //! # What is not checked
 //! Nothing here verifies: these functions only assemble. There is no
 //! transparency-log entry (`tlogEntries` is empty), so a verifier must be
