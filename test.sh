@@ -9,6 +9,12 @@ cd "$(dirname "$0")"
 if [ -x scripts/setup-test-env.sh ]; then
   scripts/setup-test-env.sh
 fi
+# The Node peers (tests/peers/*, e.g. @sigstore/verify for
+# tests/sigstore_export.rs); without node the peer tests skip, except in CI.
+if ! scripts/setup-node-peers.sh; then
+  echo "test.sh: the Node peers could not be installed" >&2
+  [ "${CI:-}" = "true" ] && exit 1
+fi
 if ! command -v openssl >/dev/null; then
   echo "test.sh: openssl is required by the TSA tests" >&2
   [ "${CI:-}" = "true" ] && exit 1

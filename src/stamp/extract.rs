@@ -32,9 +32,9 @@ pub fn load(receipt_path: &Path) -> Result<std::result::Result<Loaded, StampErro
             receipt_path.display()
         )));
     }
-    let payload = match opened.header.envelope.payload_bytes() {
-        Some(p) => p,
-        None => return Ok(Err(StampError::Envelope("payload is not base64"))),
+    let payload = match opened.header.envelope.decode_payload() {
+        Ok(p) => p,
+        Err(_) => return Ok(Err(StampError::Envelope("payload is not base64"))),
     };
     let statement = match Statement::parse(&payload) {
         Ok(s) => s,

@@ -33,13 +33,14 @@
 //! through a symlink, nor read outside the base on verify.
 
 pub mod dsse;
-pub mod ecdsa;
+pub mod ecdsa_key;
 pub mod entry;
 pub mod error;
 pub mod extract;
 pub mod minisign;
 pub mod path;
 pub mod receipt;
+pub mod sigstore;
 pub mod run;
 pub mod statement;
 pub mod verify;

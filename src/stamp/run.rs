@@ -311,15 +311,12 @@ fn sign(
         source: e,
     })?;
     let pae = dsse::pae(PAYLOAD_TYPE, &payload);
-    let sig = opts.key.sign_bytes(&pae);
-    let envelope = Envelope {
-        payload: b64(&payload),
-        payload_type: PAYLOAD_TYPE.into(),
-        signatures: vec![dsse::Signature {
-            keyid: keyid(opts.key),
-            sig: b64(&sig),
-        }],
-    };
+    let sig = dsse::sign_dsse(opts.key, PAYLOAD_TYPE, &payload);
+    let envelope = Envelope::new(
+        PAYLOAD_TYPE,
+        &payload,
+        vec![dsse::Signature::new(&keyid(opts.key), &sig)],
+    );
     let sigstore = match &opts.export_signer {
         Some(s) => Some((s.sign)(&pae)?),
         None => None,

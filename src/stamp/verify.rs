@@ -254,7 +254,7 @@ pub fn verify(receipt_path: &Path, opts: &StampVerifyOptions<'_>) -> Result<Stam
             StampError::Envelope("not exactly one signature"),
         ));
     };
-    let (Some(payload), Some(sig_bytes)) = (env.payload_bytes(), b64d(&sig.sig)) else {
+    let (Some(payload), Some(sig_bytes)) = (env.decode_payload().ok(), sig.decode_sig(0).ok()) else {
         return Ok(report.reject(
             "signature",
             StampError::Envelope("payload or sig is not base64"),
@@ -454,7 +454,9 @@ fn check_sigstore(h: &Header, st: &Statement, pae: &[u8]) -> Option<Check> {
     let Some(sig) = b64d(&s.sig) else {
         return Some(Check::failed(StampError::Sigstore("sig is not base64")));
     };
-    match super::ecdsa::verify_pem(&s.public_key, pae, &sig) {
+    let checked = super::ecdsa_key::spki_from_pem(s.public_key.as_bytes())
+        .and_then(|spki| super::ecdsa_key::verify(&spki, pae, &sig).map(|()| spki));
+    match checked {
         Ok(spki) if crate::hex::encode(&super::entry::sha256(&spki)) == *pinned => {
             Some(Check::Verified {
                 detail: "ECDSA P-256 signature by the key the statement pins".into(),

@@ -26,13 +26,13 @@
 //! Network code lives in [`client`] only; every verification function takes
 //! bytes.
 
-mod asn1;
-mod cert;
+pub(crate) mod asn1;
+pub(crate) mod cert;
 pub mod client;
 mod crypto;
 mod error;
 mod info;
-mod oid;
+pub(crate) mod oid;
 mod path;
 pub mod report;
 pub mod request;

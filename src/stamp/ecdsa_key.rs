@@ -1,0 +1,607 @@
+//! ECDSA P-256 keys for the Sigstore export: Sigstore verifiers (cosign v3,
+//! sigstore-go, sigstore-js) all accept ECDSA P-256 with SHA-256, while
+//! cosign v3 cannot verify Ed25519 keys.
+//!
+//! # What is read
+//! An unencrypted private key in PEM, as `openssl genpkey -algorithm EC
+//! -pkeyopt ec_paramgen_curve:P-256` writes it (`PRIVATE KEY`, PKCS#8 /
+//! RFC 5208 `PrivateKeyInfo`), or the older SEC1 form (`EC PRIVATE KEY`,
+//! RFC 5915 `ECPrivateKey`, as `openssl ecparam -genkey` writes). The curve
+//! must be named and must be P-256 (prime256v1); any other algorithm or curve
+//! is refused by name. When the key file also carries the public key, it
+//! must match the private scalar.
+//!
+//! # What is produced
+//! [`EcdsaP256Key::sign`] returns an ECDSA-SHA256 signature as a DER
+//! `Ecdsa-Sig-Value` (RFC 5480 §2.2 / X9.62), with RFC 6979 deterministic
+//! nonces: the encoding DSSE envelopes in Sigstore bundles carry and that
+//! Node's `crypto.verify`, Go's `ecdsa.VerifyASN1` and OpenSSL read. The
+//! public key is given as SubjectPublicKeyInfo (RFC 5480), DER or PEM
+//! (`PUBLIC KEY`), with an uncompressed point.
+//!
+//! # What is not supported
+//! Encrypted PKCS#8 (`ENCRYPTED PRIVATE KEY`), explicit curve parameters and
+//! compressed public points in SPKI input.
+
+use crate::tsa::asn1::{self, TAG_BIT_STRING, TAG_INTEGER, TAG_OCTET_STRING, TAG_SEQUENCE};
+use crate::tsa::oid;
+use p256::ecdsa::signature::{Signer, Verifier};
+use p256::ecdsa::{Signature, SigningKey, VerifyingKey};
+
+const ED25519: &str = "1.3.101.112";
+const RSA: &str = "1.2.840.113549.1.1.1";
+const SECP521R1: &str = "1.3.132.0.35";
+const SECP256K1: &str = "1.3.132.0.10";
+
+/// Why a key could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EcKeyError {
+    /// The input is not PEM text.
+    #[error(
+        "not a PEM file (expected -----BEGIN PRIVATE KEY----- or -----BEGIN EC PRIVATE KEY-----)"
+    )]
+    NotPem,
+    /// PEM, but with a label this reader does not take.
+    #[error(
+        "PEM block {label:?} is not an unencrypted EC private key (PRIVATE KEY or EC PRIVATE KEY)"
+    )]
+    UnsupportedPem {
+        /// The label found.
+        label: String,
+    },
+    /// More or fewer than one key block.
+    #[error("expected exactly one private key block, found {count}")]
+    KeyCount {
+        /// How many key blocks were found.
+        count: usize,
+    },
+    /// The DER does not decode as the named structure.
+    #[error("malformed {part}")]
+    Malformed {
+        /// What was being decoded.
+        part: &'static str,
+    },
+    /// The key is not an EC key.
+    #[error("the key is {name} (OID {oid}), not ECDSA P-256")]
+    UnsupportedAlgorithm {
+        /// A readable name of the algorithm.
+        name: &'static str,
+        /// Its dotted OID.
+        oid: String,
+    },
+    /// An EC key on another curve.
+    #[error("the EC key is on curve {name} (OID {oid}); only P-256 (prime256v1) is supported")]
+    UnsupportedCurve {
+        /// A readable curve name.
+        name: &'static str,
+        /// Its dotted OID.
+        oid: String,
+    },
+    /// The key does not name its curve (explicit parameters, or none).
+    #[error("the EC key does not name its curve; only a named P-256 curve is supported")]
+    CurveNotNamed,
+    /// The private scalar is out of range.
+    #[error("the private key is not a valid P-256 scalar")]
+    InvalidScalar,
+    /// The embedded public key does not belong to the private key.
+    #[error("the public key in the key file does not match the private key")]
+    PublicKeyMismatch,
+    /// The public key is not a P-256 point.
+    #[error("the public key is not a valid P-256 point")]
+    InvalidPublicKey,
+    /// The signature is not a DER ECDSA signature, or does not verify.
+    #[error("ECDSA P-256 signature does not verify")]
+    BadSignature,
+}
+
+/// An ECDSA P-256 private key.
+///
+/// `Debug` does not print the secret.
+#[derive(Clone)]
+pub struct EcdsaP256Key {
+    key: SigningKey,
+}
+
+impl std::fmt::Debug for EcdsaP256Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EcdsaP256Key")
+            .field("public", &crate::hex::encode(&self.spki_der()))
+            .finish_non_exhaustive()
+    }
+}
+
+fn curve_name(oid: &str) -> &'static str {
+    match oid {
+        oid::P256 => "P-256",
+        oid::P384 => "P-384",
+        SECP521R1 => "P-521",
+        SECP256K1 => "secp256k1",
+        _ => "unknown",
+    }
+}
+
+fn algorithm_name(oid: &str) -> &'static str {
+    match oid {
+        ED25519 => "Ed25519",
+        RSA => "RSA",
+        oid::EC_PUBLIC_KEY => "EC",
+        _ => "unknown",
+    }
+}
+
+fn malformed(part: &'static str) -> impl Fn(crate::tsa::TsaError) -> EcKeyError {
+    move |_| EcKeyError::Malformed { part }
+}
+
+/// Reads `SEQUENCE { OID algorithm, params }` and requires id-ecPublicKey
+/// with the named curve P-256.
+fn check_algorithm(alg: &asn1::Tlv<'_>, part: &'static str) -> Result<(), EcKeyError> {
+    let mut r = alg.reader();
+    let alg_oid = asn1::read_oid(&mut r, part).map_err(malformed(part))?;
+    if alg_oid != oid::EC_PUBLIC_KEY {
+        return Err(EcKeyError::UnsupportedAlgorithm {
+            name: algorithm_name(&alg_oid),
+            oid: alg_oid,
+        });
+    }
+    if r.peek_tag() != Some(asn1::TAG_OID) {
+        return Err(EcKeyError::CurveNotNamed);
+    }
+    let curve = asn1::read_oid(&mut r, part).map_err(malformed(part))?;
+    r.finish(part).map_err(malformed(part))?;
+    check_curve(curve)
+}
+
+fn check_curve(curve: String) -> Result<(), EcKeyError> {
+    if curve != oid::P256 {
+        return Err(EcKeyError::UnsupportedCurve {
+            name: curve_name(&curve),
+            oid: curve,
+        });
+    }
+    Ok(())
+}
+
+impl EcdsaP256Key {
+    /// Reads a PEM private key: `PRIVATE KEY` (PKCS#8) or `EC PRIVATE KEY`
+    /// (SEC1). Other PEM blocks (e.g. `EC PARAMETERS`, which `openssl
+    /// ecparam -genkey` writes first) are skipped; exactly one key block
+    /// must be present.
+    pub fn from_pem(data: &[u8]) -> Result<Self, EcKeyError> {
+        let blocks = pem_labelled_blocks(data).ok_or(EcKeyError::NotPem)?;
+        let mut keys = Vec::new();
+        for (label, der) in blocks {
+            match label.as_str() {
+                "PRIVATE KEY" => keys.push((true, der)),
+                "EC PRIVATE KEY" => keys.push((false, der)),
+                "EC PARAMETERS" => {}
+                _ => return Err(EcKeyError::UnsupportedPem { label }),
+            }
+        }
+        if keys.len() != 1 {
+            return Err(EcKeyError::KeyCount { count: keys.len() });
+        }
+        let (pkcs8, der) = &keys[0];
+        if *pkcs8 {
+            Self::from_pkcs8_der(der)
+        } else {
+            Self::from_sec1_der(der)
+        }
+    }
+
+    /// Reads a DER PKCS#8 `PrivateKeyInfo` (v1) or `OneAsymmetricKey` (v2).
+    pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, EcKeyError> {
+        const PART: &str = "PKCS#8 PrivateKeyInfo";
+        let top = asn1::single(der, PART).map_err(malformed(PART))?;
+        if top.tag != TAG_SEQUENCE {
+            return Err(EcKeyError::Malformed { part: PART });
+        }
+        let mut r = top.reader();
+        let version = r.read_tag(TAG_INTEGER, PART).map_err(malformed(PART))?;
+        if asn1::small_uint(&version, PART).map_err(malformed(PART))? > 1 {
+            return Err(EcKeyError::Malformed { part: PART });
+        }
+        let alg = r.read_tag(TAG_SEQUENCE, PART).map_err(malformed(PART))?;
+        check_algorithm(&alg, PART)?;
+        let inner = r
+            .read_tag(TAG_OCTET_STRING, PART)
+            .map_err(malformed(PART))?;
+        // Attributes [0] and publicKey [1] (v2) may follow; the SEC1 key
+        // inside carries what is checked.
+        Self::from_sec1_inner(inner.value, true)
+    }
+
+    /// Reads a DER SEC1 `ECPrivateKey`, which must name the P-256 curve.
+    pub fn from_sec1_der(der: &[u8]) -> Result<Self, EcKeyError> {
+        Self::from_sec1_inner(der, false)
+    }
+
+    /// `ECPrivateKey ::= SEQUENCE { version 1, privateKey OCTET STRING,
+    /// [0] ECParameters OPTIONAL, [1] BIT STRING OPTIONAL }` (RFC 5915 §3).
+    /// Inside PKCS#8 the curve is named by the outer algorithm, so `[0]`
+    /// is optional there; standing alone it is required.
+    fn from_sec1_inner(der: &[u8], in_pkcs8: bool) -> Result<Self, EcKeyError> {
+        const PART: &str = "SEC1 ECPrivateKey";
+        let top = asn1::single(der, PART).map_err(malformed(PART))?;
+        if top.tag != TAG_SEQUENCE {
+            return Err(EcKeyError::Malformed { part: PART });
+        }
+        let mut r = top.reader();
+        let version = r.read_tag(TAG_INTEGER, PART).map_err(malformed(PART))?;
+        if asn1::small_uint(&version, PART).map_err(malformed(PART))? != 1 {
+            return Err(EcKeyError::Malformed { part: PART });
+        }
+        let scalar = r
+            .read_tag(TAG_OCTET_STRING, PART)
+            .map_err(malformed(PART))?;
+        let params = r
+            .optional(asn1::ctx_cons(0), PART)
+            .map_err(malformed(PART))?;
+        let public = r
+            .optional(asn1::ctx_cons(1), PART)
+            .map_err(malformed(PART))?;
+        r.finish(PART).map_err(malformed(PART))?;
+        match params {
+            Some(p) => {
+                let mut pr = p.reader();
+                if pr.peek_tag() != Some(asn1::TAG_OID) {
+                    return Err(EcKeyError::CurveNotNamed);
+                }
+                let curve = asn1::read_oid(&mut pr, PART).map_err(malformed(PART))?;
+                pr.finish(PART).map_err(malformed(PART))?;
+                check_curve(curve)?;
+            }
+            None if !in_pkcs8 => return Err(EcKeyError::CurveNotNamed),
+            None => {}
+        }
+        if scalar.value.len() != 32 {
+            return Err(EcKeyError::InvalidScalar);
+        }
+        let key = SigningKey::from_slice(scalar.value).map_err(|_| EcKeyError::InvalidScalar)?;
+        if let Some(pubkey) = public {
+            let mut pr = pubkey.reader();
+            let bits = pr.read_tag(TAG_BIT_STRING, PART).map_err(malformed(PART))?;
+            pr.finish(PART).map_err(malformed(PART))?;
+            let point = bits
+                .value
+                .split_first()
+                .filter(|(unused, _)| **unused == 0)
+                .map(|(_, p)| p)
+                .ok_or(EcKeyError::Malformed { part: PART })?;
+            let given =
+                VerifyingKey::from_sec1_bytes(point).map_err(|_| EcKeyError::InvalidPublicKey)?;
+            if &given != key.verifying_key() {
+                return Err(EcKeyError::PublicKeyMismatch);
+            }
+        }
+        Ok(EcdsaP256Key { key })
+    }
+
+    /// Builds a key from a 32-byte big-endian private scalar.
+    pub fn from_scalar(bytes: &[u8]) -> Result<Self, EcKeyError> {
+        if bytes.len() != 32 {
+            return Err(EcKeyError::InvalidScalar);
+        }
+        let key = SigningKey::from_slice(bytes).map_err(|_| EcKeyError::InvalidScalar)?;
+        Ok(EcdsaP256Key { key })
+    }
+
+    /// ECDSA-SHA256 over `msg` with an RFC 6979 nonce, DER-encoded.
+    pub fn sign(&self, msg: &[u8]) -> Vec<u8> {
+        let sig: Signature = self.key.sign(msg);
+        sig.to_der().as_bytes().to_vec()
+    }
+
+    /// The 65-byte uncompressed public point.
+    pub fn public_point(&self) -> Vec<u8> {
+        self.key
+            .verifying_key()
+            .to_sec1_point(false)
+            .as_bytes()
+            .to_vec()
+    }
+
+    /// The public key as DER SubjectPublicKeyInfo (id-ecPublicKey,
+    /// prime256v1, uncompressed point).
+    pub fn spki_der(&self) -> Vec<u8> {
+        spki_from_point(&self.public_point())
+    }
+
+    /// The public key as PEM (`-----BEGIN PUBLIC KEY-----`).
+    pub fn public_key_pem(&self) -> String {
+        pem_encode("PUBLIC KEY", &self.spki_der())
+    }
+}
+
+/// DER SubjectPublicKeyInfo for an uncompressed P-256 point.
+fn spki_from_point(point: &[u8]) -> Vec<u8> {
+    let alg = asn1::der_seq(&[&oid_der(oid::EC_PUBLIC_KEY), &oid_der(oid::P256)]);
+    let mut bits = Vec::with_capacity(point.len() + 1);
+    bits.push(0);
+    bits.extend_from_slice(point);
+    asn1::der_seq(&[&alg, &asn1::der(TAG_BIT_STRING, &bits)])
+}
+
+fn oid_der(dotted: &str) -> Vec<u8> {
+    // The OIDs passed here are constants of this crate and always encode.
+    asn1::der_oid(dotted).unwrap_or_default()
+}
+
+/// The uncompressed point of a P-256 SubjectPublicKeyInfo.
+fn point_from_spki(spki: &[u8]) -> Result<VerifyingKey, EcKeyError> {
+    const PART: &str = "SubjectPublicKeyInfo";
+    let top = asn1::single(spki, PART).map_err(malformed(PART))?;
+    if top.tag != TAG_SEQUENCE {
+        return Err(EcKeyError::Malformed { part: PART });
+    }
+    let mut r = top.reader();
+    let alg = r.read_tag(TAG_SEQUENCE, PART).map_err(malformed(PART))?;
+    check_algorithm(&alg, PART)?;
+    let bits = r.read_tag(TAG_BIT_STRING, PART).map_err(malformed(PART))?;
+    r.finish(PART).map_err(malformed(PART))?;
+    match bits.value.split_first() {
+        Some((0, point)) if point.len() == 65 && point[0] == 4 => {
+            VerifyingKey::from_sec1_bytes(point).map_err(|_| EcKeyError::InvalidPublicKey)
+        }
+        _ => Err(EcKeyError::InvalidPublicKey),
+    }
+}
+
+/// Verifies a DER ECDSA-SHA256 signature over `msg` with a P-256 public key
+/// given as DER SubjectPublicKeyInfo.
+pub fn verify(spki_der: &[u8], msg: &[u8], sig_der: &[u8]) -> Result<(), EcKeyError> {
+    let key = point_from_spki(spki_der)?;
+    let sig = Signature::from_der(sig_der).map_err(|_| EcKeyError::BadSignature)?;
+    key.verify(msg, &sig).map_err(|_| EcKeyError::BadSignature)
+}
+
+/// Reads a PEM public key (`PUBLIC KEY`, SPKI) and returns its DER after
+/// checking that it is a P-256 key.
+pub fn spki_from_pem(data: &[u8]) -> Result<Vec<u8>, EcKeyError> {
+    let blocks = pem_labelled_blocks(data).ok_or(EcKeyError::NotPem)?;
+    let mut keys: Vec<Vec<u8>> = Vec::new();
+    for (label, der) in blocks {
+        if label != "PUBLIC KEY" {
+            return Err(EcKeyError::UnsupportedPem { label });
+        }
+        keys.push(der);
+    }
+    if keys.len() != 1 {
+        return Err(EcKeyError::KeyCount { count: keys.len() });
+    }
+    let der = keys.remove(0);
+    point_from_spki(&der)?;
+    Ok(der)
+}
+
+/// PEM with 64-character lines.
+pub(crate) fn pem_encode(label: &str, der: &[u8]) -> String {
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(der);
+    let mut out = format!("-----BEGIN {label}-----\n");
+    for chunk in b64.as_bytes().chunks(64) {
+        out.push_str(&String::from_utf8_lossy(chunk));
+        out.push('\n');
+    }
+    out.push_str(&format!("-----END {label}-----\n"));
+    out
+}
+
+/// Every PEM block with its exact label, or `None` when the input is not
+/// PEM (or a block is not closed by a matching END line, or not base64).
+pub(crate) fn pem_labelled_blocks(data: &[u8]) -> Option<Vec<(String, Vec<u8>)>> {
+    use base64::Engine;
+    let text = std::str::from_utf8(data).ok()?;
+    if !text.trim_start().starts_with("-----BEGIN ") {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("-----BEGIN ") {
+        let after = &rest[start + 11..];
+        let label_end = after.find("-----")?;
+        let label = &after[..label_end];
+        let body = &after[label_end + 5..];
+        let end_marker = format!("-----END {label}-----");
+        let end = body.find(&end_marker)?;
+        let b64: String = body[..end].split_whitespace().collect();
+        let der = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
+        out.push((label.to_owned(), der));
+        rest = &body[end + end_marker.len()..];
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decimal_to_be32(dec: &str) -> [u8; 32] {
+        let mut out = [0u8; 32];
+        for c in dec.bytes() {
+            let mut carry = u32::from(c - b'0');
+            for b in out.iter_mut().rev() {
+                let v = u32::from(*b) * 10 + carry;
+                *b = (v & 0xff) as u8;
+                carry = v >> 8;
+            }
+            assert_eq!(carry, 0);
+        }
+        out
+    }
+
+    /// The key and signature of the DSSE `protocol.md` test vector ("Test
+    /// Vectors", secure-systems-lab/dsse): ECDSA P-256 / SHA-256 with RFC
+    /// 6979 nonces, the signature given there as raw r||s.
+    #[test]
+    fn dsse_spec_vector_signature_is_reproduced() {
+        use base64::Engine;
+        let d = decimal_to_be32(
+            "97358161215184420915383655311931858321456579547487070936769975997791359926199",
+        );
+        let key = EcdsaP256Key::from_scalar(&d).unwrap();
+        let x = decimal_to_be32(
+            "46950820868899156662930047687818585632848591499744589407958293238635476079160",
+        );
+        let y = decimal_to_be32(
+            "5640078356564379163099075877009565129882514886557779369047442380624545832820",
+        );
+        let point = key.public_point();
+        assert_eq!(&point[1..33], &x);
+        assert_eq!(&point[33..], &y);
+
+        let pae = crate::stamp::dsse::pae("http://example.com/HelloWorld", b"hello world");
+        let der = key.sign(&pae);
+        let raw = Signature::from_der(&der).unwrap().to_bytes();
+        let expected = base64::engine::general_purpose::STANDARD
+            .decode("A3JqsQGtVsJ2O2xqrI5IcnXip5GToJ3F+FnZ+O88SjtR6rDAajabZKciJTfUiHqJPcIAriEGAHTVeCUjW2JIZA==")
+            .unwrap();
+        assert_eq!(raw.as_slice(), expected.as_slice());
+        verify(&key.spki_der(), &pae, &der).unwrap();
+        let mut bad = pae.clone();
+        bad[0] ^= 1;
+        assert_eq!(
+            verify(&key.spki_der(), &bad, &der),
+            Err(EcKeyError::BadSignature)
+        );
+        assert_eq!(
+            verify(&key.spki_der(), &pae, &raw),
+            Err(EcKeyError::BadSignature)
+        );
+        assert_eq!(
+            spki_from_pem(key.public_key_pem().as_bytes()).unwrap(),
+            key.spki_der()
+        );
+    }
+
+    // Keys made with OpenSSL 3.0 for these tests only.
+    const P256_PKCS8: &str = "-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQggKh/eDag6Kt5WpLL
+7PwBb/d79iktammyyr6wDfg3P62hRANCAAQPUx6ZCycglvLrQf7zKLz32WhTbxen
+y6CO5YBkxrwh0meVs6YKpS3VmaoqOo/juG8rnJHrvCoSnHHC8K1M2xqW
+-----END PRIVATE KEY-----
+";
+    const P256_PUB: &str = "-----BEGIN PUBLIC KEY-----
+MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAED1MemQsnIJby60H+8yi899loU28X
+p8ugjuWAZMa8IdJnlbOmCqUt1ZmqKjqP47hvK5yR67wqEpxxwvCtTNsalg==
+-----END PUBLIC KEY-----
+";
+    const P256_SEC1: &str = "-----BEGIN EC PARAMETERS-----
+BggqhkjOPQMBBw==
+-----END EC PARAMETERS-----
+-----BEGIN EC PRIVATE KEY-----
+MHcCAQEEIPIKW4VDlKadsnDeaoqSpvkFKWlvpicr5DHAPQUUqM4woAoGCCqGSM49
+AwEHoUQDQgAE0dHhtFxZGerUzqQ6AKOqDsTSGmhsq6Hjk2qlEX9MYzv/bKmtXEHR
+gchyCdV3mlm50YHe6NGeLgNZp+GQRaCq8w==
+-----END EC PRIVATE KEY-----
+";
+    const P384_PKCS8: &str = "-----BEGIN PRIVATE KEY-----
+MIG2AgEAMBAGByqGSM49AgEGBSuBBAAiBIGeMIGbAgEBBDCa7LdRozq1VzGGavY/
+MYLQ70UbZMJM/E32wBSP23bIvZxh2QHBwfKRX0Xnxu6ZbNOhZANiAAQpXN8TjZVB
+IfUZy2sTYnIq7ozliuQMJLqTugvpeqXdRAk8lN6KENlGPTEbhIIPCZZui2GB8UA+
+ohJDRcX9BpiyEZPDRpLvHOcYCD8j9BY0bt2I/ECP1fMG8rS8PZNojRY=
+-----END PRIVATE KEY-----
+";
+    const ED25519_PKCS8: &str = "-----BEGIN PRIVATE KEY-----
+MC4CAQAwBQYDK2VwBCIEIBVEpHjNO2Od6tm7Pd4FDzbsR6LwrJItFSInxEznhWdZ
+-----END PRIVATE KEY-----
+";
+    const K1_PKCS8: &str = "-----BEGIN PRIVATE KEY-----
+MIGEAgEAMBAGByqGSM49AgEGBSuBBAAKBG0wawIBAQQgZ0BTmLp1PE6hpoaebijt
+6k7VTf4wZz6ydXTPat2BGGOhRANCAAQQb5lip1vpBjwa2bv1sC8ItiaSnnHHdOBW
+cxkp+T9AfRBRO3hpKyP+oKdTotrtdzxeGl7lPdM8W2jZX2rf7qpH
+-----END PRIVATE KEY-----
+";
+
+    #[test]
+    fn openssl_keys_load_and_other_curves_are_refused_by_name() {
+        let k = EcdsaP256Key::from_pem(P256_PKCS8.as_bytes()).unwrap();
+        assert_eq!(k.public_key_pem(), P256_PUB);
+        let sig = k.sign(b"m");
+        verify(&spki_from_pem(P256_PUB.as_bytes()).unwrap(), b"m", &sig).unwrap();
+
+        let s = EcdsaP256Key::from_pem(P256_SEC1.as_bytes()).unwrap();
+        verify(&s.spki_der(), b"m", &s.sign(b"m")).unwrap();
+        assert_eq!(
+            verify(&k.spki_der(), b"m", &s.sign(b"m")),
+            Err(EcKeyError::BadSignature)
+        );
+
+        let err = |pem: &str| {
+            EcdsaP256Key::from_pem(pem.as_bytes())
+                .map(|_| ())
+                .unwrap_err()
+        };
+        assert_eq!(
+            err(P384_PKCS8),
+            EcKeyError::UnsupportedCurve {
+                name: "P-384",
+                oid: "1.3.132.0.34".into()
+            }
+        );
+        assert_eq!(
+            err(K1_PKCS8),
+            EcKeyError::UnsupportedCurve {
+                name: "secp256k1",
+                oid: "1.3.132.0.10".into()
+            }
+        );
+        assert_eq!(
+            err(ED25519_PKCS8),
+            EcKeyError::UnsupportedAlgorithm {
+                name: "Ed25519",
+                oid: "1.3.101.112".into()
+            }
+        );
+        assert!(err(P384_PKCS8).to_string().contains("only P-256"));
+        assert_eq!(
+            err(P256_PUB),
+            EcKeyError::UnsupportedPem {
+                label: "PUBLIC KEY".into()
+            }
+        );
+        assert_eq!(
+            err(
+                "-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n"
+            ),
+            EcKeyError::UnsupportedPem {
+                label: "ENCRYPTED PRIVATE KEY".into()
+            }
+        );
+        assert_eq!(err("\x30\x00"), EcKeyError::NotPem);
+        assert_eq!(
+            err(&format!("{P256_PKCS8}{P256_PKCS8}")),
+            EcKeyError::KeyCount { count: 2 }
+        );
+        assert_eq!(
+            err("-----BEGIN PRIVATE KEY-----\nMAA=\n-----END PRIVATE KEY-----\n"),
+            EcKeyError::Malformed {
+                part: "PKCS#8 PrivateKeyInfo"
+            }
+        );
+        assert!(matches!(
+            spki_from_pem(P384_PKCS8.as_bytes()),
+            Err(EcKeyError::UnsupportedPem { .. })
+        ));
+    }
+
+    #[test]
+    fn a_mismatched_embedded_public_key_is_refused() {
+        let blocks = pem_labelled_blocks(P256_PKCS8.as_bytes()).unwrap();
+        let mut der = blocks[0].1.clone();
+        // The last byte is the public point's last y byte.
+        let n = der.len() - 1;
+        der[n] ^= 1;
+        let pem = pem_encode("PRIVATE KEY", &der);
+        let e = EcdsaP256Key::from_pem(pem.as_bytes())
+            .map(|_| ())
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                EcKeyError::InvalidPublicKey | EcKeyError::PublicKeyMismatch
+            ),
+            "{e:?}"
+        );
+    }
+}
