@@ -17,22 +17,8 @@ use std::process::{Command, Output};
 use vouch::chain::keys::{read_signer_key, read_verifier_keys};
 use vouch::stamp::minisign;
 
-/// True when the `minisign` CLI can be run. When it cannot and `CI=true`,
-/// panics: these tests must never be skipped silently in CI.
-fn minisign_or_skip(test: &str) -> bool {
-    let ok = Command::new("minisign")
-        .arg("-v")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !ok {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("{test}: the minisign CLI is required when CI=true (scripts/setup-test-env.sh)");
-        }
-        eprintln!("NOTICE: {test} skipped: the minisign CLI is not available");
-    }
-    ok
-}
+mod peer_support;
+use peer_support::minisign_or_skip;
 
 fn vouch(args: &[&str], dir: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_vouch"))

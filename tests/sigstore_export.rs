@@ -11,13 +11,15 @@
 //! under `CI=true`, where it fails.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod peer_support;
 mod tsa_support;
+
+use peer_support::{PeerResult, run_sigstore_peer as run_peer, sigstore_peer_or_skip as peer_or_skip};
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use sha2::Digest;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use tsa_support::{Identity, KeyKind, LocalTsa, Pki, openssl, openssl_or_skip};
 use vouch::stamp::dsse::{self, IN_TOTO_PAYLOAD_TYPE};
 use vouch::stamp::ecdsa_key::{self, EcdsaP256Key};
@@ -26,56 +28,6 @@ use vouch::tsa::{
     self, ClientOptions, Expected, ExpectedImprint, HashAlg, TimeStampRequest, TrustStore,
     VerifyOptions,
 };
-
-fn peer_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/sigstore")
-}
-
-/// True when node and the installed peer are there; otherwise a notice, or
-/// a failure under CI=true.
-fn peer_or_skip(test: &str) -> bool {
-    let node = Command::new("node")
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    let installed = peer_dir()
-        .join("node_modules/@sigstore/verify/package.json")
-        .is_file();
-    let why = match (node, installed) {
-        (true, true) => return true,
-        (false, _) => "node is not installed",
-        (true, false) => "the Sigstore peer is not installed (run scripts/setup-node-peers.sh)",
-    };
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{test}: {why}; required when CI=true");
-    }
-    eprintln!("NOTICE: {test} skipped: {why}");
-    false
-}
-
-/// What the peer said.
-struct PeerResult {
-    code: i32,
-    line: String,
-}
-
-fn run_peer(args: &[&str]) -> PeerResult {
-    let out = Command::new("node")
-        .arg(peer_dir().join("verify.mjs"))
-        .args(args)
-        .output()
-        .expect("run node");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    PeerResult {
-        code: out.status.code().unwrap_or(-1),
-        line: text.trim().to_owned(),
-    }
-}
 
 /// A TSA (root, signer, server) and the chain file the peer trusts.
 struct Tsa {

@@ -36,6 +36,7 @@ pub mod dsse;
 pub mod ecdsa_key;
 pub mod entry;
 pub mod error;
+pub mod export;
 pub mod extract;
 pub mod minisign;
 pub mod path;

@@ -39,6 +39,8 @@ struct ExportArgs {
 enum ExportFormat {
     /// A minisign public key file.
     Minisign,
+    /// The Ed25519 public key as SPKI PEM (for Sigstore verifiers).
+    Pem,
 }
 
 /// Runs `vouch key ...`.
@@ -53,16 +55,24 @@ fn export(args: ExportArgs) -> ExitCode {
         let key = keys::read_verifier_key(&args.key)?;
         let text = match args.format {
             ExportFormat::Minisign => minisign::public_key(&key),
+            ExportFormat::Pem => vouch::stamp::sigstore::ed25519_public_key_pem(&key.public_key()),
         };
         match &args.out {
             Some(out) => {
                 keys::write_new_file(out, text.as_bytes(), 0o644)?;
-                eprintln!(
-                    "wrote {} (minisign public key {} for {})",
-                    out.display(),
-                    minisign::display_key_id(minisign::key_id(&key)),
-                    key.name()
-                );
+                match args.format {
+                    ExportFormat::Minisign => eprintln!(
+                        "wrote {} (minisign public key {} for {})",
+                        out.display(),
+                        minisign::display_key_id(minisign::key_id(&key)),
+                        key.name()
+                    ),
+                    ExportFormat::Pem => eprintln!(
+                        "wrote {} (Ed25519 public key of {})",
+                        out.display(),
+                        key.name()
+                    ),
+                }
             }
             None => output::print_stdout(&text),
         }

@@ -83,6 +83,13 @@ struct MakeArgs {
     /// With `-`: write the stream to this file as it is hashed.
     #[arg(long, value_name = "FILE")]
     tee: Option<PathBuf>,
+    /// Also write the run as a Sigstore bundle v0.3 (needs --tsa).
+    #[arg(long, value_name = "FILE", requires = "tsa")]
+    sigstore: Option<PathBuf>,
+    /// Sign the Sigstore export with this ECDSA P-256 key (PKCS#8 PEM)
+    /// instead of the Ed25519 key: cosign 3 cannot verify Ed25519.
+    #[arg(long, value_name = "KEY.pem", requires = "sigstore")]
+    sigstore_key: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t)]
     format: Format,
 }
@@ -209,6 +216,20 @@ fn make(args: MakeArgs) -> ExitCode {
             }
             Input::Paths(args.paths.clone())
         };
+        let p256 = match &args.sigstore_key {
+            Some(p) => {
+                let pem = vouch::fs::read_bounded(p, 1 << 16)?;
+                Some(
+                    vouch::stamp::ecdsa_key::EcdsaP256Key::from_pem(&pem).map_err(|e| {
+                        Error::Usage(format!("{}: not a usable P-256 key: {e}", p.display()))
+                    })?,
+                )
+            }
+            None => None,
+        };
+        let sign_p256 = |msg: &[u8]| -> Result<Vec<u8>> {
+            Ok(p256.as_ref().map(|k| k.sign(msg)).unwrap_or_default())
+        };
         let outcome = stamp::stamp(StampOptions {
             base,
             input,
@@ -225,9 +246,24 @@ fn make(args: MakeArgs) -> ExitCode {
                 SubjectsArg::Root => Subjects::Root,
             },
             follow_symlinks: args.follow_symlinks,
-            export_signer: None,
+            export_signer: p256.as_ref().map(|k| stamp::ExportSigner {
+                spki_der: k.spki_der(),
+                public_pem: k.public_key_pem(),
+                sign: &sign_p256,
+            }),
             out: args.out.clone(),
         })?;
+        if let Some(path) = &args.sigstore
+            && outcome.tsa_failure.is_none()
+        {
+            let bundle =
+                vouch::stamp::export::sigstore_bundle(&outcome.header, &key.verifier().public_key())?;
+            let text = serde_json::to_string_pretty(&bundle).map_err(|source| Error::Serialize {
+                what: "the Sigstore bundle",
+                source,
+            })?;
+            std::fs::write(path, format!("{text}\n")).map_err(|e| Error::io(path, e))?;
+        }
         Ok(outcome)
     })();
     let outcome = match result {
@@ -253,7 +289,8 @@ fn make(args: MakeArgs) -> ExitCode {
             "vouch: error: no time-stamp token: {f}; nothing was recorded in the log, and the receipt has no token"
         );
     }
-    let report = outcome.report(args.log.as_deref(), None);
+    let bundle = args.sigstore.as_deref().filter(|_| outcome.tsa_failure.is_none());
+    let report = outcome.report(args.log.as_deref(), bundle);
     match format {
         Format::Json => output::print_json(&report),
         Format::Table => {
@@ -281,6 +318,9 @@ fn make(args: MakeArgs) -> ExitCode {
                         r.log, r.seq, r.checkpoint_size
                     ),
                 ]);
+            }
+            if let Some(b) = &report.sigstore_bundle {
+                t.add_row(vec!["sigstore bundle", b]);
             }
             if !report.left_out.is_empty() {
                 t.add_row(vec![
@@ -428,9 +468,29 @@ fn extract(args: ExtractArgs) -> ExitCode {
                 );
             }
             ExtractFormat::Minisign => {
-                return Err(Error::Usage(
-                    "--format minisign is not available in this build".into(),
-                ));
+                let key_path = args.key.as_deref().ok_or(Error::MissingOption {
+                    option: "--key KEY",
+                    needed_for: "--format minisign",
+                })?;
+                let key = keys::read_signer_key(key_path)?;
+                let p = &loaded.statement.predicate;
+                if stamp::run::keyid(&key) != p.signer {
+                    return Err(Error::Usage(format!(
+                        "{}: not the key that signed this stamp ({})",
+                        key_path.display(),
+                        p.signer
+                    )));
+                }
+                let file = vouch::stamp::path::under(&base, &entry.path);
+                let comment = vouch::stamp::export::minisign_comment(p, entry, None);
+                let sig = vouch::stamp::export::minisign_signature(&key, &file, entry, &comment)?;
+                vouch::chain::keys::write_new_file(&args.out, sig.as_bytes(), 0o644)?;
+                eprintln!(
+                    "vouch: wrote {} (minisign signature of {}; public key: vouch key export {}.pub --format minisign)",
+                    args.out.display(),
+                    entry.display(),
+                    key_path.display()
+                );
             }
         }
         Ok(EXIT_VERIFIED)
