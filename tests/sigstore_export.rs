@@ -14,7 +14,9 @@
 mod peer_support;
 mod tsa_support;
 
-use peer_support::{PeerResult, run_sigstore_peer as run_peer, sigstore_peer_or_skip as peer_or_skip};
+use peer_support::{
+    PeerResult, run_sigstore_peer as run_peer, sigstore_peer_or_skip as peer_or_skip,
+};
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;

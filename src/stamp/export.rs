@@ -79,7 +79,11 @@ pub fn sigstore_bundle(header: &Header, stamping_key: &[u8; 32]) -> Result<Bundl
 
 /// The trusted comment of a minisign export: the stamp it comes from, on
 /// one line (paths shown escaped, so no control character gets in).
-pub fn minisign_comment(header_claims: &super::statement::Predicate, entry: &Entry, gen_time: Option<&str>) -> String {
+pub fn minisign_comment(
+    header_claims: &super::statement::Predicate,
+    entry: &Entry,
+    gen_time: Option<&str>,
+) -> String {
     let mut c = format!(
         "vouch-stamp root={} file={} sha256={} signer={}",
         header_claims.root,

@@ -254,7 +254,8 @@ pub fn verify(receipt_path: &Path, opts: &StampVerifyOptions<'_>) -> Result<Stam
             StampError::Envelope("not exactly one signature"),
         ));
     };
-    let (Some(payload), Some(sig_bytes)) = (env.decode_payload().ok(), sig.decode_sig(0).ok()) else {
+    let (Some(payload), Some(sig_bytes)) = (env.decode_payload().ok(), sig.decode_sig(0).ok())
+    else {
         return Ok(report.reject(
             "signature",
             StampError::Envelope("payload or sig is not base64"),
@@ -559,6 +560,13 @@ fn check_chain(h: &Header, st: &Statement, payload: &[u8], opts: &StampVerifyOpt
             },
         };
     };
+    if chain.format != crate::receipt::RECEIPT_FORMAT {
+        return Check::failed(StampError::Chain(format!(
+            "its format is {:?}, not {}",
+            chain.format,
+            crate::receipt::RECEIPT_FORMAT
+        )));
+    }
     let ctx = crate::anchor::check::CheckContext {
         tsa_roots: opts.tsa_roots,
         online: None,
@@ -612,6 +620,11 @@ fn check_chain(h: &Header, st: &Statement, payload: &[u8], opts: &StampVerifyOpt
         (None, Some(_)) => {
             return Check::failed(StampError::ChainRecord(
                 "it names no time-stamp token, the receipt carries one",
+            ));
+        }
+        (Some(_), None) => {
+            return Check::failed(StampError::ChainRecord(
+                "it names a time-stamp token the receipt does not carry",
             ));
         }
         _ => {}

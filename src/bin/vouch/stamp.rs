@@ -256,12 +256,15 @@ fn make(args: MakeArgs) -> ExitCode {
         if let Some(path) = &args.sigstore
             && outcome.tsa_failure.is_none()
         {
-            let bundle =
-                vouch::stamp::export::sigstore_bundle(&outcome.header, &key.verifier().public_key())?;
-            let text = serde_json::to_string_pretty(&bundle).map_err(|source| Error::Serialize {
-                what: "the Sigstore bundle",
-                source,
-            })?;
+            let bundle = vouch::stamp::export::sigstore_bundle(
+                &outcome.header,
+                &key.verifier().public_key(),
+            )?;
+            let text =
+                serde_json::to_string_pretty(&bundle).map_err(|source| Error::Serialize {
+                    what: "the Sigstore bundle",
+                    source,
+                })?;
             std::fs::write(path, format!("{text}\n")).map_err(|e| Error::io(path, e))?;
         }
         Ok(outcome)
@@ -289,7 +292,10 @@ fn make(args: MakeArgs) -> ExitCode {
             "vouch: error: no time-stamp token: {f}; nothing was recorded in the log, and the receipt has no token"
         );
     }
-    let bundle = args.sigstore.as_deref().filter(|_| outcome.tsa_failure.is_none());
+    let bundle = args
+        .sigstore
+        .as_deref()
+        .filter(|_| outcome.tsa_failure.is_none());
     let report = outcome.report(args.log.as_deref(), bundle);
     match format {
         Format::Json => output::print_json(&report),
