@@ -851,6 +851,17 @@ fn verify_as_nobody(w: &Work, args: &[&str]) -> std::process::Output {
     // (a CI clone may sit below a directory others cannot enter).
     static BIN_COPY: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
     let bin = BIN_COPY.get_or_init(|| {
+        // Statics are never dropped: remove the copies earlier runs left.
+        if let Ok(dir) = std::fs::read_dir(std::env::temp_dir()) {
+            for e in dir.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if let Some(pid) = name.strip_prefix("vouch-nobody-")
+                    && !Path::new("/proc").join(pid).exists()
+                {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
+        }
         let bin = std::env::temp_dir().join(format!("vouch-nobody-{}", std::process::id()));
         std::fs::copy(BIN, &bin).unwrap();
         chmod(&bin, 0o755);
