@@ -101,7 +101,7 @@ def main():
         t_sum, _ = best(f"{xargs} sha256sum", a.runs)
         t_ossl, _ = best(f"{xargs} openssl dgst -sha256", a.runs)
         tout = os.path.join(work, "tree.vouch")
-        t_v, rss_v = best([vouch, "stamp", "tree", "--key", key, "--base", work, "--out", tout],
+        t_v, rss_v = best([vouch, "stamp", tree, "--key", key, "--base", work, "--out", tout],
                           a.runs)
         t_vv, rss_vv = best([vouch, "stamp", "verify", tout, "--base", work, "--pub", key + ".pub",
                              "--format", "json"], a.runs)
@@ -128,7 +128,7 @@ def main():
                     with open(os.path.join(sub, f"file-{f:04}.txt"), "w") as fh:
                         fh.write(f"{d}/{f}\n")
         mout = os.path.join(work, "million.vouch")
-        t_v, rss_v = best([vouch, "stamp", "million", "--key", key, "--base", work, "--out", mout], 1)
+        t_v, rss_v = best([vouch, "stamp", mdir, "--key", key, "--base", work, "--out", mout], 1)
         t_vv, rss_vv = best([vouch, "stamp", "verify", mout, "--base", work, "--pub", key + ".pub",
                              "--format", "json"], 1)
         print("\n(c) 1,000,000 files")

@@ -77,7 +77,7 @@ pub struct Receipt {
 }
 
 /// An optional member is absent or holds a value: `null` is refused.
-fn present<'de, D, T>(d: D) -> std::result::Result<Option<T>, D::Error>
+pub(crate) fn present<'de, D, T>(d: D) -> std::result::Result<Option<T>, D::Error>
 where
     D: serde::Deserializer<'de>,
     T: Deserialize<'de>,

@@ -66,6 +66,33 @@ pub fn load(receipt_path: &Path) -> Result<std::result::Result<Loaded, StampErro
 }
 
 impl Loaded {
+    /// Checks the statement's signature against `keys` by the trust path
+    /// (before anything is signed on the strength of its claims).
+    pub fn signed_by(
+        &self,
+        keys: &crate::chain::TrustedKeys,
+    ) -> std::result::Result<crate::chain::trust::TrustedStatement, StampError> {
+        let env = &self.header.envelope;
+        let [sig] = env.signatures.as_slice() else {
+            return Err(StampError::Envelope("not exactly one signature"));
+        };
+        let bytes = sig
+            .decode_sig(0)
+            .map_err(|_| StampError::Envelope("sig is not base64"))?;
+        let payload = env
+            .decode_payload()
+            .map_err(|_| StampError::Envelope("payload is not base64"))?;
+        if sig.keyid != self.statement.predicate.signer {
+            return Err(StampError::Envelope(
+                "the keyid is not the statement's signer",
+            ));
+        }
+        let origin = sig.keyid.rsplit_once('+').map_or("", |(n, _)| n);
+        let pae = super::dsse::pae(&env.payload_type, &payload);
+        crate::chain::trust::open_statement(keys, origin, &sig.keyid, &pae, &bytes)
+            .map_err(StampError::Signature)
+    }
+
     /// The entry stamped as `stamped_path`, and its index.
     pub fn find(&self, stamped_path: &[u8]) -> Option<(usize, &Entry)> {
         let i = self

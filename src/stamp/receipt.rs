@@ -35,18 +35,34 @@ pub struct Header {
     /// The statement, signed with the stamping key (Ed25519).
     pub envelope: Envelope,
     /// The ECDSA P-256 signature over the same PAE, for the Sigstore export.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::receipt::present"
+    )]
     pub sigstore: Option<SigstoreSignature>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::receipt::present"
+    )]
     pub timestamp: Option<Timestamp>,
     /// The `vouch-receipt/2` receipt of the run's `stamp` record.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::receipt::present"
+    )]
     pub chain: Option<crate::receipt::Receipt>,
     pub left_out: Vec<LeftOutJson>,
     /// The number of entry lines that follow.
     pub entries: u64,
     /// Present in an extracted per-file proof.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::receipt::present"
+    )]
     pub extract: Option<ExtractProof>,
 }
 
@@ -112,25 +128,55 @@ pub struct ExtractProof {
     pub hashes: Vec<String>,
 }
 
-/// Writes a receipt to `out` atomically (a temporary file in the same
-/// directory, synced, then renamed over `out`).
-pub fn write(out: &Path, header: &Header, entries: &[Entry]) -> Result<()> {
-    let dir = match out.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "receipt".into());
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let io = |e| Error::io(out, e);
-    let result = (|| {
-        let f = std::fs::OpenOptions::new()
+/// A receipt being written: its temporary file (in the directory of the
+/// final path) exists from [`Pending::create`] on, so a receipt that could
+/// not be written is known before anything is recorded in a log.
+pub struct Pending {
+    out: PathBuf,
+    tmp: PathBuf,
+    file: Option<std::fs::File>,
+}
+
+impl Pending {
+    /// Creates the temporary file for `out`. Refuses to replace an existing
+    /// `out` that is not a stamp receipt (a key, a log, a stamped file).
+    pub fn create(out: &Path) -> Result<Self> {
+        if let Ok(m) = std::fs::symlink_metadata(out)
+            && !(m.is_file() && is_receipt(out))
+        {
+            return Err(Error::Usage(format!(
+                "--out {}: exists and is not a stamp receipt; not replaced",
+                out.display()
+            )));
+        }
+        let dir = match out.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = out
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "receipt".into());
+        let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+        let file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&tmp)
-            .map_err(io)?;
+            .map_err(|e| Error::io(out, e))?;
+        Ok(Pending {
+            out: out.to_path_buf(),
+            tmp,
+            file: Some(file),
+        })
+    }
+
+    /// Writes the receipt, syncs it and renames it over the final path.
+    pub fn finish(mut self, header: &Header, entries: &[Entry]) -> Result<()> {
+        let out = self.out.clone();
+        let io = |e| Error::io(&out, e);
+        let Some(f) = self.file.take() else {
+            return Err(io(std::io::Error::other("already written")));
+        };
         let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
         let enc = |what, e| Error::Serialize { what, source: e };
         serde_json::to_writer(&mut w, header).map_err(|e| enc("stamp receipt header", e))?;
@@ -141,12 +187,28 @@ pub fn write(out: &Path, header: &Header, entries: &[Entry]) -> Result<()> {
         }
         let f = w.into_inner().map_err(|e| io(e.into_error()))?;
         f.sync_all().map_err(io)?;
-        std::fs::rename(&tmp, out).map_err(io)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+        std::fs::rename(&self.tmp, &self.out).map_err(io)
     }
-    result
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        // Not renamed into place: remove the temporary file.
+        if self.tmp.exists() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// True when the file at `path` starts with a stamp receipt header line.
+fn is_receipt(path: &Path) -> bool {
+    matches!(open(path), Ok(Ok(_)))
+}
+
+/// Writes a receipt to `out` atomically (a temporary file in the same
+/// directory, synced, then renamed over `out`).
+pub fn write(out: &Path, header: &Header, entries: &[Entry]) -> Result<()> {
+    Pending::create(out)?.finish(header, entries)
 }
 
 /// Why a file is not a readable stamp receipt.

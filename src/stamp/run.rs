@@ -70,6 +70,9 @@ pub struct StampOptions<'a> {
     pub subjects: Subjects,
     pub follow_symlinks: bool,
     pub export_signer: Option<ExportSigner<'a>>,
+    /// Files the run must never write (the key file): `--out` and `--tee`
+    /// may not name them, nor the log or its tree cache.
+    pub protected: Vec<PathBuf>,
     /// Where the receipt goes (default: `stamp-<first 16 hex digits of
     /// the root>.vouch` in the current directory).
     pub out: Option<PathBuf>,
@@ -100,6 +103,56 @@ impl StampOutcome {
     pub fn failed(&self) -> bool {
         self.tsa_failure.is_some() || !self.left_out.is_empty()
     }
+}
+
+/// True when `a` and `b` name the same file (or would: same directory and
+/// name when one does not exist yet).
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+        return (x.dev(), x.ino()) == (y.dev(), y.ino());
+    }
+    let canon = |p: &Path| {
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        std::fs::canonicalize(dir)
+            .ok()
+            .map(|d| d.join(p.file_name().unwrap_or_default()))
+    };
+    canon(a).is_some() && canon(a) == canon(b)
+}
+
+/// Refuses an output (`--out`, `--tee`) that names the key, the log, the
+/// log's tree cache, or the other output.
+fn check_output(
+    opts: &StampOptions<'_>,
+    option: &str,
+    out: &Path,
+    other: Option<&Path>,
+) -> Result<()> {
+    let mut guarded: Vec<(&str, PathBuf)> = opts
+        .protected
+        .iter()
+        .map(|p| ("the key", p.clone()))
+        .collect();
+    if let Some(log) = &opts.log {
+        guarded.push(("the log", log.clone()));
+        guarded.push(("the log's tree cache", crate::chain::tree::cache_path(log)));
+    }
+    if let Some(o) = other {
+        guarded.push(("the other output", o.to_path_buf()));
+    }
+    for (what, g) in guarded {
+        if same_file(out, &g) {
+            return Err(Error::Usage(format!(
+                "{option} {}: is {what}; nothing written",
+                out.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn resolve(base: &Path, paths: &[PathBuf]) -> Result<Vec<Option<Vec<u8>>>> {
@@ -200,6 +253,9 @@ fn collect(opts: &mut StampOptions<'_>) -> Result<Collected> {
             super::path::check(&name).map_err(|e| {
                 Error::Usage(format!("--name {:?}: {e}", super::path::display(&name)))
             })?;
+            if let Some(t) = &tee {
+                check_output(opts, "--tee", t, opts.out.as_deref())?;
+            }
             let tee_file = match &tee {
                 Some(p) => Some((
                     p.as_path(),
@@ -395,6 +451,9 @@ pub fn stamp(mut opts: StampOptions<'_>) -> Result<StampOutcome> {
         }
     }
     c.excluded.sort();
+    check_output(&opts, "--out", &out, None)?;
+    // The receipt's file is made before anything is recorded in the log.
+    let pending = receipt::Pending::create(&out)?;
     if c.entries.is_empty() {
         return Err(Error::Usage(
             "nothing to stamp but the run's own receipt and log".into(),
@@ -474,7 +533,7 @@ pub fn stamp(mut opts: StampOptions<'_>) -> Result<StampOutcome> {
         entries: c.entries.len() as u64,
         extract: None,
     };
-    receipt::write(&out, &header, &c.entries)?;
+    pending.finish(&header, &c.entries)?;
     Ok(StampOutcome {
         receipt: out,
         header,

@@ -149,7 +149,8 @@ pub struct StampVerifyReport {
     pub trusted_time: Option<TrustedTime>,
     pub summary: Summary,
     pub files: Vec<FileReport>,
-    /// What the signer reported it could not stamp (not a check).
+    /// What the signer reported it could not stamp: the list is not signed
+    /// (its length must match the signed count, `claims.left_out`).
     pub left_out: Vec<LeftOutJson>,
     /// What this verification did not prove, in plain words.
     pub not_proven: Vec<String>,
@@ -300,6 +301,26 @@ pub fn verify(receipt_path: &Path, opts: &StampVerifyOptions<'_>) -> Result<Stam
         Err(p) => return Ok(report.reject("tree", StampError::Receipt(p))),
     };
     report.left_out = header.left_out.clone();
+    // The list is the signer's, unsigned: it must at least agree with the
+    // signed count, and name no file that was stamped.
+    let listed = header.left_out.len() as u64;
+    let want = st
+        .predicate
+        .left_out
+        .min(receipt::MAX_LEFT_OUT_LISTED as u64);
+    let names_stamped = header.left_out.iter().any(|l| {
+        path::from_json(l.path.as_deref(), l.path_b64.as_deref())
+            .is_some_and(|p| entries.binary_search_by(|e| (*e.path).cmp(&p)).is_ok())
+    });
+    if extract.is_none() && (listed != want || names_stamped) {
+        return Ok(report.reject(
+            "tree",
+            StampError::Receipt(receipt::ReceiptProblem::Header(format!(
+                "left_out lists {listed} files, the statement counts {} (or names a stamped file)",
+                st.predicate.left_out
+            ))),
+        ));
+    }
     let count = st.predicate.count;
     let tree = match &extract {
         None => check_tree(&entries, &st, &root),
@@ -354,6 +375,24 @@ pub fn verify(receipt_path: &Path, opts: &StampVerifyOptions<'_>) -> Result<Stam
         "whether a later key rotation retired the signing key: verify the log itself for that"
             .into(),
     );
+    if !opts.paths.is_empty() {
+        let checked = report
+            .files
+            .iter()
+            .filter(|f| f.status != FileStatus::NotStamped && f.status != FileStatus::Extra)
+            .count() as u64;
+        let checked = if opts.list_ok {
+            checked
+        } else {
+            checked + report.summary.ok
+        };
+        if checked < count && extract.is_none() {
+            report.not_proven.push(format!(
+                "only the PATHs given were checked: {} of the {count} stamped files were not",
+                count - checked.min(count)
+            ));
+        }
+    }
     if st.predicate.left_out > 0 {
         report.not_proven.push(format!(
             "{} file(s) the signer meant to stamp were left out of the run (see left_out)",

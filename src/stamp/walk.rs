@@ -139,7 +139,7 @@ pub fn walk(base: &Path, given: &[Option<Vec<u8>>], follow: bool) -> Found {
                     path: g.clone(),
                     is_dir: true,
                 });
-                walk_dir(base, g.as_deref(), &mut found);
+                walk_dir(base, g.as_deref(), follow, &mut found);
             }
             Ok(m) => {
                 found.roots.push(InputRoot {
@@ -189,8 +189,16 @@ fn add_file(
             explicit,
         });
     } else if t.is_symlink() {
+        // Followed only to a regular file inside the base, as verify
+        // follows it.
+        let abs = path::under(base, &rel);
         let target = follow
-            .then(|| std::fs::metadata(path::under(base, &rel)).ok())
+            .then(|| {
+                std::fs::canonicalize(&abs)
+                    .ok()
+                    .filter(|c| c.starts_with(base))
+                    .and_then(|_| std::fs::metadata(&abs).ok())
+            })
             .flatten()
             .filter(|t| t.is_file());
         let (dev, ino, link) = match &target {
@@ -222,7 +230,7 @@ fn add_file(
     }
 }
 
-fn walk_dir(base: &Path, root: Option<&[u8]>, found: &mut Found) {
+fn walk_dir(base: &Path, root: Option<&[u8]>, follow: bool, found: &mut Found) {
     let mut stack: Vec<Option<Vec<u8>>> = vec![root.map(<[u8]>::to_vec)];
     while let Some(dir) = stack.pop() {
         let abs = match &dir {
@@ -269,7 +277,7 @@ fn walk_dir(base: &Path, root: Option<&[u8]>, found: &mut Found) {
                     explicit: false,
                 }),
                 Ok(m) if m.is_dir() => stack.push(Some(rel)),
-                Ok(m) => add_file(base, rel.into_boxed_slice(), &m, false, false, found),
+                Ok(m) => add_file(base, rel.into_boxed_slice(), &m, follow, false, found),
             }
         }
     }

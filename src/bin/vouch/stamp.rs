@@ -251,6 +251,7 @@ fn make(args: MakeArgs) -> ExitCode {
                 public_pem: k.public_key_pem(),
                 sign: &sign_p256,
             }),
+            protected: vec![key_path.to_path_buf()],
             out: args.out.clone(),
         })?;
         if let Some(path) = &args.sigstore
@@ -486,6 +487,15 @@ fn extract(args: ExtractArgs) -> ExitCode {
                         key_path.display(),
                         p.signer
                     )));
+                }
+                let own = vouch::chain::TrustedKeys::new([key.verifier()])?;
+                if let Err(e) = loaded.signed_by(&own) {
+                    eprintln!(
+                        "vouch: {}: rejected: {e} ({}); nothing signed",
+                        args.receipt.display(),
+                        e.code()
+                    );
+                    return Ok(EXIT_REJECTED);
                 }
                 let file = vouch::stamp::path::under(&base, &entry.path);
                 let comment = vouch::stamp::export::minisign_comment(p, entry, None);
