@@ -2003,3 +2003,243 @@ fn bad_metadata_is_refused() {
         assert!(said.contains("--meta"), "{bad:?}: {said}");
     }
 }
+
+// ------------------------------------------------ regressions found by attack
+
+/// `--out` or `--tee` naming the log, the key or a stamped file is refused
+/// before anything is written, and the log and key are left as they were.
+#[test]
+fn outputs_never_overwrite_the_log_the_key_or_a_stamped_file() {
+    let fx = Fx::new(3);
+    fx.write("a.txt", b"alpha\n");
+    let log = fx.w.log.clone();
+    let log_before = std::fs::read(&log).unwrap();
+    let key_before = std::fs::read(&fx.w.key).unwrap();
+    let a = fx.p("a.txt");
+    for (out, what) in [
+        (&log, "the log"),
+        (&fx.w.key, "the key"),
+        (&a, "not a stamp receipt"),
+    ] {
+        let o = vouch(&[
+            "stamp",
+            s(&a),
+            "--key",
+            s(&fx.w.key),
+            "--base",
+            s(&fx.base),
+            "--log",
+            s(&log),
+            "--out",
+            s(out),
+        ]);
+        assert_eq!(code(&o), 2, "{what}: {}", stderr(&o));
+        assert!(stderr(&o).contains(what), "{what}: {}", stderr(&o));
+    }
+    // --tee onto the log or the key, with stdin.
+    for tee in [&log, &fx.w.key] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vouch"))
+            .args([
+                "stamp",
+                "-",
+                "--name",
+                "x",
+                "--tee",
+                s(tee),
+                "--key",
+                s(&fx.w.key),
+                "--log",
+                s(&log),
+                "--base",
+                s(&fx.base),
+                "--out",
+                s(&fx.out()),
+            ])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        let _ = child.stdin.take().unwrap().write_all(b"junk\n");
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    assert_eq!(
+        std::fs::read(&log).unwrap(),
+        log_before,
+        "the log was written"
+    );
+    assert_eq!(
+        std::fs::read(&fx.w.key).unwrap(),
+        key_before,
+        "the key was written"
+    );
+    assert_eq!(std::fs::read(&a).unwrap(), b"alpha\n");
+    // A receipt of an earlier run is replaced as asked.
+    let r = fx.stamp_ok(&["a.txt"], &[]);
+    let o = vouch(&[
+        "stamp",
+        s(&a),
+        "--key",
+        s(&fx.w.key),
+        "--base",
+        s(&fx.base),
+        "--out",
+        s(&r),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
+
+/// A receipt that cannot be written is known before the log is touched:
+/// no stamp record without its receipt.
+#[test]
+fn an_unwritable_receipt_records_nothing_in_the_log() {
+    let fx = Fx::new(2);
+    fx.write("a.txt", b"alpha\n");
+    let before = std::fs::read(&fx.w.log).unwrap();
+    let o = vouch(&[
+        "stamp",
+        s(&fx.p("a.txt")),
+        "--key",
+        s(&fx.w.key),
+        "--base",
+        s(&fx.base),
+        "--log",
+        s(&fx.w.log),
+        "--out",
+        "/nonexistent/dir/r.vouch",
+    ]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert_eq!(std::fs::read(&fx.w.log).unwrap(), before);
+}
+
+/// `stamp extract --format minisign` signs nothing for a statement whose
+/// signature does not verify with the signing key.
+#[test]
+fn minisign_extract_refuses_a_forged_statement() {
+    let fx = Fx::new(0);
+    fx.write("a.txt", b"alpha\n");
+    let r = fx.stamp_ok(&["a.txt"], &[]);
+    let (mut h, lines) = read_receipt(&r);
+    let mut st = statement(&h);
+    st["predicate"]["signedAt"] = "2001-01-01T00:00:00.000Z".into();
+    h["envelope"]["payload"] = b64().encode(serde_json::to_vec(&st).unwrap()).into();
+    let forged = fx.w.path("forged.vouch");
+    write_receipt(&forged, &h, &lines);
+    let sig = fx.w.path("a.minisig");
+    let o = vouch(&[
+        "stamp",
+        "extract",
+        s(&forged),
+        "a.txt",
+        "--base",
+        s(&fx.base),
+        "--out",
+        s(&sig),
+        "--format",
+        "minisign",
+        "--key",
+        s(&fx.w.key),
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("bad_signature"), "{}", stderr(&o));
+    assert!(!sig.exists());
+}
+
+/// `--follow-symlinks` follows a link only to a regular file inside the
+/// base (named or met in a walk); a link leading outside stays a link.
+#[test]
+fn follow_symlinks_stays_inside_the_base() {
+    let fx = Fx::new(0);
+    fx.write("d/real.txt", b"inside\n");
+    let outside = fx.w.path("outside.txt");
+    std::fs::write(&outside, b"outside secret\n").unwrap();
+    std::os::unix::fs::symlink("real.txt", fx.p("d/in")).unwrap();
+    std::os::unix::fs::symlink(&outside, fx.p("d/out")).unwrap();
+    let r = fx.stamp_ok(&["d"], &["--follow-symlinks"]);
+    let entries = entries_json(&r);
+    let kind = |p: &str| {
+        entries
+            .iter()
+            .find(|e| e["path"] == p)
+            .map(|e| e["type"].as_str().unwrap().to_owned())
+    };
+    assert_eq!(kind("d/in").as_deref(), Some("file"), "{entries:?}");
+    assert_eq!(kind("d/out").as_deref(), Some("link"), "{entries:?}");
+    assert!(
+        !entries
+            .iter()
+            .any(|e| e["sha256"] == sha256_hex(b"outside secret\n")),
+        "a file outside the base was hashed: {entries:?}"
+    );
+    let rep = fx.verify_ok(&r, &[]);
+    assert_eq!(rep["summary"]["ok"], 3, "{rep:#}");
+    // Without --follow-symlinks the same tree keeps both as links, and a
+    // link later replaced by a copy of its target is `modified`.
+    let r2 = fx.stamp_ok(&["d"], &[]);
+    assert_eq!(
+        entries_json(&r2)
+            .iter()
+            .filter(|e| e["type"] == "link")
+            .count(),
+        2
+    );
+}
+
+/// The unsigned `left_out` list must agree with the signed count and name
+/// no stamped file.
+#[test]
+fn the_left_out_list_must_match_the_signed_count() {
+    let fx = Fx::new(0);
+    fx.write("a.txt", b"alpha\n");
+    let r = fx.stamp_ok(&["a.txt"], &[]);
+    let (mut h, lines) = read_receipt(&r);
+    for list in [
+        json!([{"path": "invented.txt", "code": "missing", "reason": "no such file"}]),
+        json!([{"path": "a.txt", "code": "missing", "reason": "no such file"}]),
+    ] {
+        h["left_out"] = list.clone();
+        let p = fx.w.path("lo.vouch");
+        write_receipt(&p, &h, &lines);
+        let (c, rep) = fx.verify(&p, &[]);
+        assert_eq!(c, 1, "{list}: {rep:#}");
+        assert_eq!(rep["verdict"], "rejected");
+    }
+}
+
+/// Optional header members are absent or hold a value: `null` is refused.
+#[test]
+fn null_optional_members_are_refused() {
+    let fx = Fx::new(0);
+    fx.write("a.txt", b"alpha\n");
+    let r = fx.stamp_ok(&["a.txt"], &[]);
+    let (h, lines) = read_receipt(&r);
+    for member in ["chain", "timestamp", "sigstore", "extract"] {
+        let mut h2 = h.clone();
+        h2[member] = Value::Null;
+        let p = fx.w.path("null.vouch");
+        write_receipt(&p, &h2, &lines);
+        let (c, rep) = fx.verify(&p, &[]);
+        assert_eq!(c, 1, "{member}: null accepted: {rep:#}");
+    }
+}
+
+/// Verifying only some PATHs says that the others were not checked.
+#[test]
+fn verifying_some_paths_says_the_rest_was_not_checked() {
+    let fx = Fx::new(0);
+    fx.write("d/a.txt", b"alpha\n");
+    fx.write("d/b.txt", b"beta\n");
+    let r = fx.stamp_ok(&["d"], &[]);
+    fx.write("d/b.txt", b"BETA\n");
+    let (c, rep) = fx.verify(&r, &[s(&fx.p("d/a.txt"))]);
+    assert_eq!(c, 0, "{rep:#}");
+    let np = rep["not_proven"].to_string();
+    assert!(np.contains("1 of the 2 stamped files were not"), "{np}");
+}
