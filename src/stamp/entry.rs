@@ -222,7 +222,7 @@ mod tests {
         bad.target = None;
         bad.target_b64 = None;
         assert_eq!(bad.decode().unwrap_err(), EntryProblem::Target);
-        let mut f = file(b"f", 1, 1).to_json();
+        let mut f = file(b"f", 1, 0xab).to_json();
         f.target = Some("x".into());
         assert_eq!(f.decode().unwrap_err(), EntryProblem::Target);
         f.target = None;
