@@ -868,15 +868,28 @@ fn check_files(
             {
                 continue;
             }
-            let found = walk::walk(&opts.base, std::slice::from_ref(&dir), false);
-            for p in found.paths() {
-                if selected(p)
-                    && !own.iter().any(|o| o.as_slice() == p)
-                    && entries.binary_search_by(|e| (*e.path).cmp(p)).is_err()
-                {
-                    out.push(file_report(p, FileStatus::Extra, None));
+            // Streamed: nothing of the walk is held but what it reports.
+            walk::visit(&opts.base, dir.as_deref(), &mut |v| match v {
+                walk::Visit::Entry(p, m) => {
+                    let t = m.file_type();
+                    if (t.is_file() || t.is_symlink())
+                        && selected(&p)
+                        && !own.contains(&p)
+                        && entries.binary_search_by(|e| (*e.path).cmp(&p)).is_err()
+                    {
+                        out.push(file_report(&p, FileStatus::Extra, None));
+                    }
                 }
-            }
+                walk::Visit::Problem(p, problem) => {
+                    if selected(&p) {
+                        out.push(file_report(
+                            &p,
+                            FileStatus::Error,
+                            Some(problem.to_string()),
+                        ));
+                    }
+                }
+            });
         }
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));

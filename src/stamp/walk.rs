@@ -111,11 +111,6 @@ impl Found {
     pub fn is_empty(&self) -> bool {
         self.candidates.is_empty()
     }
-
-    /// The stamped paths of the files found (before hashing).
-    pub fn paths(&self) -> impl Iterator<Item = &[u8]> {
-        self.candidates.iter().map(|c| &*c.path)
-    }
 }
 
 /// Walks `given` (stamped paths under `base`; `None` = the base itself).
@@ -231,6 +226,28 @@ fn add_file(
 }
 
 fn walk_dir(base: &Path, root: Option<&[u8]>, follow: bool, found: &mut Found) {
+    visit(base, root, &mut |v| match v {
+        Visit::Entry(rel, m) => add_file(base, rel.into_boxed_slice(), &m, follow, false, found),
+        Visit::Problem(rel, problem) => found.left_out.push(LeftOut {
+            path: rel,
+            problem,
+            explicit: false,
+        }),
+    });
+}
+
+/// What a walk meets below a directory, other than directories.
+pub enum Visit {
+    /// A file, symlink or special file (never followed), with its lstat.
+    Entry(Vec<u8>, std::fs::Metadata),
+    /// A directory or entry that could not be read.
+    Problem(Vec<u8>, FileProblem),
+}
+
+/// Walks below `root` (a stamped path; `None` = the base) without
+/// following symlinks and without holding what it found: each entry goes
+/// to `sink` as it is met.
+pub fn visit(base: &Path, root: Option<&[u8]>, sink: &mut dyn FnMut(Visit)) {
     let mut stack: Vec<Option<Vec<u8>>> = vec![root.map(<[u8]>::to_vec)];
     while let Some(dir) = stack.pop() {
         let abs = match &dir {
@@ -240,11 +257,10 @@ fn walk_dir(base: &Path, root: Option<&[u8]>, follow: bool, found: &mut Found) {
         let entries = match std::fs::read_dir(&abs) {
             Ok(e) => e,
             Err(e) => {
-                found.left_out.push(LeftOut {
-                    path: dir.unwrap_or_default(),
-                    problem: FileProblem::of_io(&e),
-                    explicit: false,
-                });
+                sink(Visit::Problem(
+                    dir.unwrap_or_default(),
+                    FileProblem::of_io(&e),
+                ));
                 continue;
             }
         };
@@ -252,32 +268,23 @@ fn walk_dir(base: &Path, root: Option<&[u8]>, follow: bool, found: &mut Found) {
             let e = match e {
                 Ok(e) => e,
                 Err(err) => {
-                    found.left_out.push(LeftOut {
-                        path: dir.clone().unwrap_or_default(),
-                        problem: FileProblem::of_io(&err),
-                        explicit: false,
-                    });
+                    sink(Visit::Problem(
+                        dir.clone().unwrap_or_default(),
+                        FileProblem::of_io(&err),
+                    ));
                     break;
                 }
             };
             let rel = path::join(dir.as_deref(), e.file_name().as_bytes());
             if let Err(p) = path::check(&rel) {
-                found.left_out.push(LeftOut {
-                    path: rel,
-                    problem: FileProblem::Path(p.to_string()),
-                    explicit: false,
-                });
+                sink(Visit::Problem(rel, FileProblem::Path(p.to_string())));
                 continue;
             }
             // lstat: a symlink is never followed in a walk.
             match std::fs::symlink_metadata(e.path()) {
-                Err(err) => found.left_out.push(LeftOut {
-                    path: rel,
-                    problem: FileProblem::of_io(&err),
-                    explicit: false,
-                }),
+                Err(err) => sink(Visit::Problem(rel, FileProblem::of_io(&err))),
                 Ok(m) if m.is_dir() => stack.push(Some(rel)),
-                Ok(m) => add_file(base, rel.into_boxed_slice(), &m, follow, false, found),
+                Ok(m) => sink(Visit::Entry(rel, m)),
             }
         }
     }
@@ -288,40 +295,59 @@ fn walk_dir(base: &Path, root: Option<&[u8]>, follow: bool, found: &mut Found) {
 /// `found.left_out`.
 pub fn hash_all(base: &Path, found: &mut Found) -> Vec<Entry> {
     let candidates = std::mem::take(&mut found.candidates);
-    let results: Vec<Result<Entry, LeftOut>> = candidates
+    // `Result<Entry, Box<LeftOut>>` has the size of an `Entry`, so the
+    // entries are collected in place, in the results' own allocation: a
+    // million files are held once, not twice.
+    let results: Vec<Result<Entry, Box<LeftOut>>> = candidates
         .into_par_iter()
         .with_min_len(16)
         .map(|c| hash_candidate(base, c))
         .collect();
-    let mut entries = Vec::with_capacity(results.len());
-    for r in results {
-        match r {
-            Ok(e) => entries.push(e),
-            Err(l) => found.left_out.push(l),
-        }
-    }
+    let left_out = &mut found.left_out;
+    let mut entries: Vec<Entry> = results
+        .into_iter()
+        .filter_map(|r| match r {
+            Ok(e) => Some(e),
+            Err(l) => {
+                left_out.push(*l);
+                None
+            }
+        })
+        .collect();
+    entries.shrink_to_fit();
     found.left_out.sort_by(|a, b| a.path.cmp(&b.path));
     entries
 }
 
-fn hash_candidate(base: &Path, c: Candidate) -> Result<Entry, LeftOut> {
+fn hash_candidate(base: &Path, c: Candidate) -> Result<Entry, Box<LeftOut>> {
     let abs = path::under(base, &c.path);
     let r = if c.link {
-        read_link(&abs, c.dev, c.ino).map(|t| Entry::link(c.path.clone(), t))
+        read_link(&abs, c.dev, c.ino).map(|t| {
+            (
+                EntryType::Link,
+                t.len() as u64,
+                super::entry::sha256(&t),
+                Some(t),
+            )
+        })
     } else {
-        hash_file(&abs, c.follow, Some((c.dev, c.ino))).map(|(size, sha256)| Entry {
-            path: c.path.clone(),
-            kind: EntryType::File,
+        hash_file(&abs, c.follow, Some((c.dev, c.ino)))
+            .map(|(size, sha256)| (EntryType::File, size, sha256, None))
+    };
+    match r {
+        Ok((kind, size, sha256, target)) => Ok(Entry {
+            path: c.path,
+            kind,
             size,
             sha256,
-            target: None,
-        })
-    };
-    r.map_err(|problem| LeftOut {
-        path: c.path.into_vec(),
-        problem,
-        explicit: c.explicit,
-    })
+            target,
+        }),
+        Err(problem) => Err(Box::new(LeftOut {
+            path: c.path.into_vec(),
+            problem,
+            explicit: c.explicit,
+        })),
+    }
 }
 
 /// Reads a symlink's target, checking it is still the link the walk saw.
