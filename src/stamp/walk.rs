@@ -396,13 +396,41 @@ pub fn hash_file(
     if expect.is_some_and(|(d, i)| (d, i) != (before.dev(), before.ino())) {
         return Err(FileProblem::Changed("replaced"));
     }
-    let (n, digest) = BUF.with(|b| {
+    let (n, digest) = if before.len() >= PIPELINE_MIN {
+        hash_pipelined(&mut file)?
+    } else {
+        hash_buffered(&mut file, before.len())?
+    };
+    let after = file.metadata().map_err(|e| FileProblem::of_io(&e))?;
+    if n != before.len() || after.len() != before.len() {
+        return Err(FileProblem::Changed("size"));
+    }
+    if (after.mtime(), after.mtime_nsec()) != (before.mtime(), before.mtime_nsec())
+        || (after.ctime(), after.ctime_nsec()) != (before.ctime(), before.ctime_nsec())
+    {
+        return Err(FileProblem::Changed("modified"));
+    }
+    // The path must still name the file that was read.
+    let now = if follow {
+        std::fs::metadata(abs)
+    } else {
+        std::fs::symlink_metadata(abs)
+    };
+    match now {
+        Ok(m) if (m.dev(), m.ino()) == (before.dev(), before.ino()) => Ok((n, digest)),
+        _ => Err(FileProblem::Changed("renamed or replaced")),
+    }
+}
+
+/// Hashes a file in one thread through a reused buffer.
+fn hash_buffered(file: &mut std::fs::File, len: u64) -> Result<(u64, Hash), FileProblem> {
+    BUF.with(|b| {
         let mut buf = b.borrow_mut();
         if buf.len() < CHUNK {
             buf.resize(CHUNK, 0);
         }
         // Small files in one read of their size (plus one to see EOF).
-        let want = usize::try_from(before.len())
+        let want = usize::try_from(len)
             .unwrap_or(CHUNK)
             .saturating_add(1)
             .min(CHUNK);
@@ -422,24 +450,93 @@ pub fn hash_file(
         let mut out = [0u8; 32];
         out.copy_from_slice(ctx.finish().as_ref());
         Ok((n, out))
-    })?;
-    let after = file.metadata().map_err(|e| FileProblem::of_io(&e))?;
-    if n != before.len() || after.len() != before.len() {
-        return Err(FileProblem::Changed("size"));
+    })
+}
+
+/// Files at least this large are read by one thread while another hashes.
+const PIPELINE_MIN: u64 = 32 << 20;
+
+/// Hashes a large file with reading and hashing overlapped: a scoped reader
+/// thread fills buffers (two in flight) while this thread hashes, so the
+/// copy out of the page cache is not on the hashing core's time.
+fn hash_pipelined(file: &mut std::fs::File) -> Result<(u64, Hash), FileProblem> {
+    use std::sync::mpsc::sync_channel;
+    let (full_tx, full_rx) = sync_channel::<std::io::Result<(Vec<u8>, usize)>>(2);
+    let (empty_tx, empty_rx) = sync_channel::<Vec<u8>>(3);
+    for _ in 0..3 {
+        let _ = empty_tx.send(vec![0u8; CHUNK]);
     }
-    if (after.mtime(), after.mtime_nsec()) != (before.mtime(), before.mtime_nsec())
-        || (after.ctime(), after.ctime_nsec()) != (before.ctime(), before.ctime_nsec())
-    {
-        return Err(FileProblem::Changed("modified"));
-    }
-    // The path must still name the file that was read.
-    let now = if follow {
-        std::fs::metadata(abs)
-    } else {
-        std::fs::symlink_metadata(abs)
-    };
-    match now {
-        Ok(m) if (m.dev(), m.ino()) == (before.dev(), before.ino()) => Ok((n, digest)),
-        _ => Err(FileProblem::Changed("renamed or replaced")),
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            while let Ok(mut buf) = empty_rx.recv() {
+                let r = loop {
+                    match file.read(&mut buf) {
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        other => break other,
+                    }
+                };
+                let done = !matches!(r, Ok(k) if k > 0);
+                if full_tx.send(r.map(|k| (buf, k))).is_err() || done {
+                    return;
+                }
+            }
+        });
+        let mut ctx = ring::digest::Context::new(&ring::digest::SHA256);
+        let mut n = 0u64;
+        loop {
+            match full_rx.recv() {
+                Ok(Ok((_, 0))) | Err(_) => break,
+                Ok(Ok((buf, k))) => {
+                    ctx.update(&buf[..k]);
+                    n += k as u64;
+                    // The reader may have stopped; then this is the end.
+                    let _ = empty_tx.send(buf);
+                }
+                Ok(Err(e)) => return Err(FileProblem::Unreadable(e.to_string())),
+            }
+        }
+        drop(empty_tx);
+        let mut out = [0u8; 32];
+        out.copy_from_slice(ctx.finish().as_ref());
+        Ok((n, out))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pipelined_and_buffered_hashes_agree_with_a_one_shot_digest() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("big");
+        // Not a multiple of the chunk size, above the pipelining threshold.
+        let data: Vec<u8> = (0..PIPELINE_MIN as usize + CHUNK / 3 + 7)
+            .map(|i| (i % 251) as u8)
+            .collect();
+        std::fs::write(&p, &data).unwrap();
+        let want = super::super::entry::sha256(&data);
+        let mut f = std::fs::File::open(&p).unwrap();
+        assert_eq!(hash_pipelined(&mut f).unwrap(), (data.len() as u64, want));
+        let mut f = std::fs::File::open(&p).unwrap();
+        assert_eq!(
+            hash_buffered(&mut f, data.len() as u64).unwrap(),
+            (data.len() as u64, want)
+        );
+        assert_eq!(
+            hash_file(&p, false, None).unwrap(),
+            (data.len() as u64, want)
+        );
+        // A small file, and an empty one.
+        std::fs::write(&p, b"abc").unwrap();
+        assert_eq!(
+            hash_file(&p, false, None).unwrap(),
+            (3, super::super::entry::sha256(b"abc"))
+        );
+        std::fs::write(&p, b"").unwrap();
+        assert_eq!(
+            hash_file(&p, false, None).unwrap(),
+            (0, super::super::entry::sha256(b""))
+        );
     }
 }
