@@ -13,6 +13,7 @@ pub mod hex;
 pub mod jcs;
 pub mod merkle;
 pub mod note;
+pub(crate) mod pem;
 pub mod receipt;
 pub mod stamp;
 pub mod time;

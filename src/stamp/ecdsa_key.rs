@@ -23,6 +23,7 @@
 //! Encrypted PKCS#8 (`ENCRYPTED PRIVATE KEY`), explicit curve parameters and
 //! compressed public points in SPKI input.
 
+use crate::pem::labelled_blocks as pem_labelled_blocks;
 use crate::tsa::asn1::{self, TAG_BIT_STRING, TAG_INTEGER, TAG_OCTET_STRING, TAG_SEQUENCE};
 use crate::tsa::oid;
 use p256::ecdsa::signature::{Signer, Verifier};
@@ -385,31 +386,6 @@ pub(crate) fn pem_encode(label: &str, der: &[u8]) -> String {
     }
     out.push_str(&format!("-----END {label}-----\n"));
     out
-}
-
-/// Every PEM block with its exact label, or `None` when the input is not
-/// PEM (or a block is not closed by a matching END line, or not base64).
-pub(crate) fn pem_labelled_blocks(data: &[u8]) -> Option<Vec<(String, Vec<u8>)>> {
-    use base64::Engine;
-    let text = std::str::from_utf8(data).ok()?;
-    if !text.trim_start().starts_with("-----BEGIN ") {
-        return None;
-    }
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("-----BEGIN ") {
-        let after = &rest[start + 11..];
-        let label_end = after.find("-----")?;
-        let label = &after[..label_end];
-        let body = &after[label_end + 5..];
-        let end_marker = format!("-----END {label}-----");
-        let end = body.find(&end_marker)?;
-        let b64: String = body[..end].split_whitespace().collect();
-        let der = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
-        out.push((label.to_owned(), der));
-        rest = &body[end + end_marker.len()..];
-    }
-    Some(out)
 }
 
 #[cfg(test)]

@@ -321,30 +321,13 @@ pub struct VerifyOptions {
 /// Returns the DER blocks of a PEM buffer whose label contains `label`
 /// (any label when empty), or `None` when the buffer is not PEM.
 pub(crate) fn pem_blocks(data: &[u8], label: &str) -> Option<Vec<Vec<u8>>> {
-    use base64::Engine;
-    let text = std::str::from_utf8(data).ok()?;
-    if !text.trim_start().starts_with("-----BEGIN ") {
-        return None;
-    }
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("-----BEGIN ") {
-        let after = &rest[start + 11..];
-        let end_label = after.find("-----")?;
-        let found = &after[..end_label];
-        let body_start = &after[end_label + 5..];
-        let end = body_start.find("-----END ")?;
-        let body: String = body_start[..end].split_whitespace().collect();
-        if label.is_empty() || found.contains(label) {
-            out.push(
-                base64::engine::general_purpose::STANDARD
-                    .decode(body)
-                    .ok()?,
-            );
-        }
-        rest = &body_start[end + 9..];
-    }
-    Some(out)
+    Some(
+        crate::pem::labelled_blocks(data)?
+            .into_iter()
+            .filter(|(found, _)| label.is_empty() || found.contains(label))
+            .map(|(_, der)| der)
+            .collect(),
+    )
 }
 
 /// Takes a token file as given (DER, or PEM with any label) and returns DER.
