@@ -2243,3 +2243,89 @@ fn verifying_some_paths_says_the_rest_was_not_checked() {
     let np = rep["not_proven"].to_string();
     assert!(np.contains("1 of the 2 stamped files were not"), "{np}");
 }
+
+/// An unreadable file (run as an unprivileged user: root reads anything)
+/// is reported, the run continues, exits 2, and the receipt holds the
+/// other files and names the one left out.
+#[test]
+fn an_unreadable_file_is_left_out_and_the_run_exits_2() {
+    use std::os::unix::fs::PermissionsExt;
+    let can_drop = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !can_drop {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "setpriv is needed for this test in CI"
+        );
+        eprintln!("SKIPPED: setpriv cannot drop privileges here");
+        return;
+    }
+    // Everything nobody needs lives in a world-readable directory of its
+    // own: the binary (a copy), the key, the tree, the receipt's folder.
+    let dir = tempfile::Builder::new()
+        .prefix("vouch-stamp-nobody-")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let d = dir.path();
+    let mode =
+        |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+    mode(d, 0o777);
+    let bin = d.join("vouch");
+    std::fs::copy(env!("CARGO_BIN_EXE_vouch"), &bin).unwrap();
+    mode(&bin, 0o755);
+    let k = vouch(&[
+        "keygen",
+        "--origin",
+        "example.com/t",
+        "--out",
+        s(&d.join("k")),
+    ]);
+    assert_eq!(code(&k), 0, "{}", stderr(&k));
+    mode(&d.join("k"), 0o644);
+    std::fs::create_dir(d.join("t")).unwrap();
+    std::fs::write(d.join("t/open.txt"), b"readable\n").unwrap();
+    std::fs::write(d.join("t/secret.txt"), b"root only\n").unwrap();
+    mode(&d.join("t/secret.txt"), 0o600);
+    mode(&d.join("t/open.txt"), 0o644);
+    mode(&d.join("t"), 0o755);
+    let o = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(&bin)
+        .args([
+            "stamp", "t", "--key", "k", "--out", "r.vouch", "--format", "json",
+        ])
+        .current_dir(d)
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("t/secret.txt"), "{}", stderr(&o));
+    let rep = json(&o);
+    assert_eq!(rep["files"], 1, "{rep:#}");
+    assert_eq!(rep["left_out"][0]["path"], "t/secret.txt", "{rep:#}");
+    assert_eq!(rep["left_out"][0]["code"], "unreadable", "{rep:#}");
+    let (h, _) = read_receipt(&d.join("r.vouch"));
+    assert_eq!(h["left_out"][0]["path"], "t/secret.txt");
+    assert_eq!(statement(&h)["predicate"]["leftOut"], 1);
+    // The receipt verifies, says one file was left out, and the secret
+    // file is then reported extra (it was not stamped).
+    let v = vouch(&[
+        "stamp",
+        "verify",
+        s(&d.join("r.vouch")),
+        "--base",
+        s(d),
+        "--pub",
+        s(&d.join("k.pub")),
+        "--format",
+        "json",
+    ]);
+    let rep = json(&v);
+    assert_eq!(rep["summary"]["ok"], 1, "{rep:#}");
+    assert_eq!(file(&rep, "t/secret.txt")["status"], "extra", "{rep:#}");
+    assert!(
+        rep["not_proven"].to_string().contains("left out"),
+        "{rep:#}"
+    );
+}
