@@ -25,3 +25,16 @@ pub(crate) fn labelled_blocks(data: &[u8]) -> Option<Vec<(String, Vec<u8>)>> {
     }
     Some(out)
 }
+
+/// PEM with 64-character lines.
+pub(crate) fn encode(label: &str, der: &[u8]) -> String {
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(der);
+    let mut out = format!("-----BEGIN {label}-----\n");
+    for chunk in b64.as_bytes().chunks(64) {
+        out.push_str(&String::from_utf8_lossy(chunk));
+        out.push('\n');
+    }
+    out.push_str(&format!("-----END {label}-----\n"));
+    out
+}

@@ -89,6 +89,8 @@ fn stamp(w: &World, extra: &[&str]) -> Output {
         "run.vouch",
         "--sigstore",
         "run.sigstore.json",
+        "--sigstore-trusted-root",
+        "trusted_root.json",
     ];
     args.extend_from_slice(extra);
     vouch(w.dir.path(), &args)
@@ -172,6 +174,32 @@ fn check_bundle(w: &World, key_pem: &Path, covers: &str) {
     // The peer: accepted, also with the artifact matched to a subject.
     let r = peer(w, &bundle, key_pem, Some(&p(w, "out/report.md")));
     assert_eq!(r.code, 0, "peer refused the bundle: {}", r.line);
+    // The trusted root vouch wrote serves the peer as well as the chain.
+    let tr = p(w, "trusted_root.json");
+    let root: Value = serde_json::from_slice(&std::fs::read(&tr).unwrap()).unwrap();
+    assert_eq!(
+        root["timestampAuthorities"][0]["certChain"]["certificates"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2,
+        "{root:#}"
+    );
+    let r = run_sigstore_peer(&[
+        "--bundle",
+        bundle.to_str().unwrap(),
+        "--key",
+        key_pem.to_str().unwrap(),
+        "--trusted-root",
+        tr.to_str().unwrap(),
+        "--artifact",
+        p(w, "out/report.md").to_str().unwrap(),
+    ]);
+    assert_eq!(
+        r.code, 0,
+        "peer refused the bundle with vouch's trusted root: {}",
+        r.line
+    );
     // Tampered bundles are refused.
     let cases: Vec<(&str, PathBuf)> = vec![
         (

@@ -23,7 +23,7 @@
 //! Encrypted PKCS#8 (`ENCRYPTED PRIVATE KEY`), explicit curve parameters and
 //! compressed public points in SPKI input.
 
-use crate::pem::labelled_blocks as pem_labelled_blocks;
+use crate::pem::{encode as pem_encode, labelled_blocks as pem_labelled_blocks};
 use crate::tsa::asn1::{self, TAG_BIT_STRING, TAG_INTEGER, TAG_OCTET_STRING, TAG_SEQUENCE};
 use crate::tsa::oid;
 use p256::ecdsa::signature::{Signer, Verifier};
@@ -373,19 +373,6 @@ pub fn spki_from_pem(data: &[u8]) -> Result<Vec<u8>, EcKeyError> {
     let der = keys.remove(0);
     point_from_spki(&der)?;
     Ok(der)
-}
-
-/// PEM with 64-character lines.
-pub(crate) fn pem_encode(label: &str, der: &[u8]) -> String {
-    use base64::Engine;
-    let b64 = base64::engine::general_purpose::STANDARD.encode(der);
-    let mut out = format!("-----BEGIN {label}-----\n");
-    for chunk in b64.as_bytes().chunks(64) {
-        out.push_str(&String::from_utf8_lossy(chunk));
-        out.push('\n');
-    }
-    out.push_str(&format!("-----END {label}-----\n"));
-    out
 }
 
 #[cfg(test)]

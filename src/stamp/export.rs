@@ -154,3 +154,49 @@ pub fn minisign_signature(
     }
     Ok(sig)
 }
+
+/// The Sigstore `TrustedRoot` for the run's bundle: one time-stamp
+/// authority whose chain is the token's signer certificate followed by the
+/// root of `roots_pem` (the `--tsa-ca` file) that issued it, as cosign's
+/// `--trusted-root` and `@sigstore/verify` take it. The token is verified
+/// against those roots first. A TSA whose certificate an intermediate
+/// issued is refused (its chain is not in the token's verified path here).
+pub fn sigstore_trusted_root(
+    header: &Header,
+    roots_pem: &[u8],
+    roots: &crate::tsa::TrustStore,
+) -> Result<sigstore::TrustedRoot> {
+    use crate::tsa::cert::Cert;
+    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.decode(s).ok();
+    let t = header
+        .timestamp
+        .as_ref()
+        .ok_or_else(|| usage(ExportProblem::NoToken))?;
+    let token = b64(&t.token).ok_or_else(|| usage(ExportProblem::Malformed("token")))?;
+    let covered = match t.covers {
+        Covers::Sigstore => header.sigstore.as_ref().and_then(|s| b64(&s.sig)),
+        Covers::Signature => header
+            .envelope
+            .signatures
+            .first()
+            .and_then(|s| s.decode_sig(0).ok()),
+    }
+    .ok_or_else(|| usage(ExportProblem::Malformed("signature")))?;
+    let verified = crate::tsa::verify_data_token(&token, &covered, roots)?;
+    let signer_der = verified.tsa_cert_der().to_vec();
+    let signer = Cert::from_der(&signer_der)?;
+    let issuer = crate::tsa::pem_blocks(roots_pem, "CERTIFICATE")
+        .unwrap_or_default()
+        .into_iter()
+        .find(|der| Cert::from_der(der).is_ok_and(|c| c.subject == signer.issuer))
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "cannot write the trusted root: the TSA certificate ({}) was not issued by a certificate of --tsa-ca",
+                signer.subject_text()
+            ))
+        })?;
+    let mut chain = crate::pem::encode("CERTIFICATE", &signer_der);
+    chain.push_str(&crate::pem::encode("CERTIFICATE", &issuer));
+    sigstore::trusted_root(chain.as_bytes(), &t.url, None, None)
+        .map_err(|e| usage(ExportProblem::Sigstore(e)))
+}

@@ -194,7 +194,7 @@ pub fn ed25519_spki_der(public: &[u8; 32]) -> Vec<u8> {
 
 /// An Ed25519 public key as PEM (`-----BEGIN PUBLIC KEY-----`).
 pub fn ed25519_public_key_pem(public: &[u8; 32]) -> String {
-    super::ecdsa_key::pem_encode("PUBLIC KEY", &ed25519_spki_der(public))
+    crate::pem::encode("PUBLIC KEY", &ed25519_spki_der(public))
 }
 
 enum TimestampForm<'a> {

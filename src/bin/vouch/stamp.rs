@@ -90,6 +90,10 @@ struct MakeArgs {
     /// instead of the Ed25519 key: cosign 3 cannot verify Ed25519.
     #[arg(long, value_name = "KEY.pem", requires = "sigstore")]
     sigstore_key: Option<PathBuf>,
+    /// Also write the Sigstore TrustedRoot naming the TSA (its certificate
+    /// and the --tsa-ca root that issued it), for cosign --trusted-root.
+    #[arg(long, value_name = "FILE", requires = "sigstore")]
+    sigstore_trusted_root: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t)]
     format: Format,
 }
@@ -267,6 +271,19 @@ fn make(args: MakeArgs) -> ExitCode {
                     source,
                 })?;
             std::fs::write(path, format!("{text}\n")).map_err(|e| Error::io(path, e))?;
+            if let (Some(tr), Some(ca), Some(roots)) =
+                (&args.sigstore_trusted_root, &args.tsa_ca, &roots)
+            {
+                let pem = vouch::fs::read_bounded(ca, vouch::tsa::MAX_CERTS_BYTES)?;
+                let root =
+                    vouch::stamp::export::sigstore_trusted_root(&outcome.header, &pem, roots)?;
+                let text =
+                    serde_json::to_string_pretty(&root).map_err(|source| Error::Serialize {
+                        what: "the Sigstore trusted root",
+                        source,
+                    })?;
+                std::fs::write(tr, format!("{text}\n")).map_err(|e| Error::io(tr, e))?;
+            }
         }
         Ok(outcome)
     })();
