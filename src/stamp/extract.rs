@@ -72,25 +72,7 @@ impl Loaded {
         &self,
         keys: &crate::chain::TrustedKeys,
     ) -> std::result::Result<crate::chain::trust::TrustedStatement, StampError> {
-        let env = &self.header.envelope;
-        let [sig] = env.signatures.as_slice() else {
-            return Err(StampError::Envelope("not exactly one signature"));
-        };
-        let bytes = sig
-            .decode_sig(0)
-            .map_err(|_| StampError::Envelope("sig is not base64"))?;
-        let payload = env
-            .decode_payload()
-            .map_err(|_| StampError::Envelope("payload is not base64"))?;
-        if sig.keyid != self.statement.predicate.signer {
-            return Err(StampError::Envelope(
-                "the keyid is not the statement's signer",
-            ));
-        }
-        let origin = sig.keyid.rsplit_once('+').map_or("", |(n, _)| n);
-        let pae = super::dsse::pae(&env.payload_type, &payload);
-        crate::chain::trust::open_statement(keys, origin, &sig.keyid, &pae, &bytes)
-            .map_err(StampError::Signature)
+        super::verify::open_envelope(&self.header.envelope, keys).map(|o| o.trusted)
     }
 
     /// The entry stamped as `stamped_path`, and its index.

@@ -22,8 +22,6 @@ pub struct StampVerifyOptions<'a> {
     /// The base directory the recorded paths are resolved against
     /// (canonical).
     pub base: PathBuf,
-    /// The receipt being verified (never reported `extra`).
-    pub receipt: PathBuf,
     /// Only these PATHs (files or directories, as given); empty: all.
     pub paths: Vec<PathBuf>,
     pub keys: &'a TrustedKeys,
@@ -235,6 +233,54 @@ fn file_report(p: &[u8], status: FileStatus, detail: Option<String>) -> FileRepo
     }
 }
 
+/// A statement whose envelope signature counted, with the bytes it was
+/// judged on.
+pub struct OpenedStatement {
+    pub statement: Statement,
+    pub payload: Vec<u8>,
+    /// The DSSE PAE the signature is over.
+    pub pae: Vec<u8>,
+    /// The envelope's (Ed25519) signature bytes.
+    pub sig: Vec<u8>,
+    pub trusted: crate::chain::trust::TrustedStatement,
+}
+
+/// Opens a stamp envelope: the vouch payload type, exactly one signature,
+/// a statement whose signer is that signature's key, and the signature
+/// judged by the trust path ([`crate::chain::trust::open_statement`]).
+pub fn open_envelope(
+    env: &super::dsse::Envelope,
+    keys: &TrustedKeys,
+) -> std::result::Result<OpenedStatement, StampError> {
+    if env.payload_type != PAYLOAD_TYPE {
+        return Err(StampError::Envelope("payloadType"));
+    }
+    let [sig] = env.signatures.as_slice() else {
+        return Err(StampError::Envelope("not exactly one signature"));
+    };
+    let (Ok(payload), Ok(sig_bytes)) = (env.decode_payload(), sig.decode_sig(0)) else {
+        return Err(StampError::Envelope("payload or sig is not base64"));
+    };
+    let statement = Statement::parse(&payload).map_err(StampError::Statement)?;
+    if statement.predicate.signer != sig.keyid {
+        return Err(StampError::Statement(statement::StatementProblem::Signer {
+            signer: statement.predicate.signer.clone(),
+            keyid: sig.keyid.clone(),
+        }));
+    }
+    let origin = sig.keyid.rsplit_once('+').map_or("", |(n, _)| n);
+    let pae = dsse::pae(PAYLOAD_TYPE, &payload);
+    let trusted = crate::chain::trust::open_statement(keys, origin, &sig.keyid, &pae, &sig_bytes)
+        .map_err(StampError::Signature)?;
+    Ok(OpenedStatement {
+        statement,
+        payload,
+        pae,
+        sig: sig_bytes,
+        trusted,
+    })
+}
+
 /// Verifies the receipt at `receipt_path`. `Err` only when it cannot be
 /// read; evidence that fails is a report with verdict `rejected`.
 pub fn verify(receipt_path: &Path, opts: &StampVerifyOptions<'_>) -> Result<StampVerifyReport> {
@@ -244,44 +290,15 @@ pub fn verify(receipt_path: &Path, opts: &StampVerifyOptions<'_>) -> Result<Stam
         Err(p) => return Ok(report.reject("receipt", StampError::Receipt(p))),
     };
     // 1. The envelope and the signature, by the one trust path.
-    let h = &opened.header;
-    let env = &h.envelope;
-    if env.payload_type != PAYLOAD_TYPE {
-        return Ok(report.reject("signature", StampError::Envelope("payloadType")));
-    }
-    let [sig] = env.signatures.as_slice() else {
-        return Ok(report.reject(
-            "signature",
-            StampError::Envelope("not exactly one signature"),
-        ));
-    };
-    let (Some(payload), Some(sig_bytes)) = (env.decode_payload().ok(), sig.decode_sig(0).ok())
-    else {
-        return Ok(report.reject(
-            "signature",
-            StampError::Envelope("payload or sig is not base64"),
-        ));
-    };
-    let st = match Statement::parse(&payload) {
-        Ok(s) => s,
-        Err(e) => return Ok(report.reject("signature", StampError::Statement(e))),
-    };
-    if st.predicate.signer != sig.keyid {
-        return Ok(report.reject(
-            "signature",
-            StampError::Statement(statement::StatementProblem::Signer {
-                signer: st.predicate.signer.clone(),
-                keyid: sig.keyid.clone(),
-            }),
-        ));
-    }
-    let origin = sig.keyid.rsplit_once('+').map_or("", |(n, _)| n);
-    let pae = dsse::pae(PAYLOAD_TYPE, &payload);
-    let trusted = match crate::chain::trust::open_statement(
-        opts.keys, origin, &sig.keyid, &pae, &sig_bytes,
-    ) {
-        Ok(t) => t,
-        Err(e) => return Ok(report.reject("signature", StampError::Signature(e))),
+    let OpenedStatement {
+        statement: st,
+        payload,
+        pae,
+        sig: sig_bytes,
+        trusted,
+    } = match open_envelope(&opened.header.envelope, opts.keys) {
+        Ok(o) => o,
+        Err(e) => return Ok(report.reject("signature", e)),
     };
     let (name, id) = trusted.signer();
     report.push(
@@ -353,7 +370,7 @@ pub fn verify(receipt_path: &Path, opts: &StampVerifyOptions<'_>) -> Result<Stam
     let chain = check_chain(&header, &st, &payload, opts);
     report.push("chain", chain);
     // 4. The files.
-    let (files, ok) = check_files(&entries, &st, extract.is_some(), opts)?;
+    let (files, ok) = check_files(&entries, &st, extract.is_some(), receipt_path, opts)?;
     report.files = files;
     report.summary.ok = ok;
     // What was not proven, in words.
@@ -786,6 +803,7 @@ fn check_files(
     entries: &[Entry],
     st: &Statement,
     extract: bool,
+    receipt_path: &Path,
     opts: &StampVerifyOptions<'_>,
 ) -> Result<(Vec<FileReport>, u64)> {
     // Which entries to check.
@@ -851,7 +869,7 @@ fn check_files(
         .iter()
         .filter_map(|i| statement::input_path(i).ok().flatten())
         .collect();
-    if let Ok(Some(me)) = path::relative_to(&opts.base, &opts.receipt) {
+    if let Ok(Some(me)) = path::relative_to(&opts.base, receipt_path) {
         own.push(me);
     }
     if !extract {

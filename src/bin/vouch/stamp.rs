@@ -375,7 +375,6 @@ fn verify(args: VerifyArgs) -> ExitCode {
         stamp::verify(
             &args.receipt,
             &StampVerifyOptions {
-                receipt: args.receipt.clone(),
                 base,
                 paths: args.paths.clone(),
                 keys: &trusted,
