@@ -7,6 +7,7 @@
 
 pub mod anchor;
 pub mod chain;
+pub mod drift;
 pub mod error;
 pub mod fs;
 pub mod hex;
