@@ -211,6 +211,15 @@ pub enum Error {
     /// A time-stamp token or response failed verification.
     #[error(transparent)]
     Tsa(#[from] crate::tsa::TsaError),
+    /// Drift evidence (the chain's drift records or a snapshot) was rejected.
+    #[error(transparent)]
+    Drift(#[from] crate::drift::DriftError),
+    /// A drift target could not be examined.
+    #[error("{target}: {problem}")]
+    DriftTarget {
+        target: String,
+        problem: crate::drift::TargetProblem,
+    },
     /// Talking to a remote service (e.g. a TSA) failed.
     #[error("{url}: {message}")]
     Network { url: String, message: String },
@@ -225,6 +234,7 @@ impl Error {
             | Error::Proof(_)
             | Error::Receipt(_)
             | Error::Tsa(_)
+            | Error::Drift(_)
             | Error::NotATornRecord { .. } => true,
             Error::Io { .. }
             | Error::NotARegularFile { .. }
@@ -256,6 +266,7 @@ impl Error {
             | Error::Body { .. }
             | Error::Remote { .. }
             | Error::AnchorTarget { .. }
+            | Error::DriftTarget { .. }
             | Error::Network { .. } => false,
         }
     }
@@ -298,6 +309,8 @@ impl Error {
             Error::AnchorTarget { problem, .. } => problem.code(),
             Error::Receipt(e) => e.code(),
             Error::Tsa(e) => e.code(),
+            Error::Drift(e) => e.code(),
+            Error::DriftTarget { problem, .. } => problem.code(),
             Error::Network { .. } => "network",
         }
     }

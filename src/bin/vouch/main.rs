@@ -5,6 +5,7 @@
 
 mod anchor;
 mod chain;
+mod drift;
 mod key;
 mod output;
 mod receipt;
@@ -51,6 +52,9 @@ enum Command {
     /// Stamp files, trees or a stream in one signed batch; `stamp verify`,
     /// `stamp extract`.
     Stamp(stamp::StampCmd),
+    /// Detect drift in file trees, configuration and MCP tool definitions,
+    /// with the baseline and every acceptance in the signed chain.
+    Drift(drift::DriftCmd),
     /// RFC 3161 time stamps: request, verify, show.
     #[command(subcommand)]
     Tsa(tsa::TsaCommand),
@@ -72,6 +76,7 @@ fn main() -> ExitCode {
         Command::Anchor(a) => anchor::run(a),
         Command::Stamp(a) => stamp::run(a),
         Command::Receipt(a) => receipt::run(a),
+        Command::Drift(a) => drift::run(a),
         Command::Tsa(cmd) => tsa::run(cmd),
     };
     // A failed write of the report (other than a closed pipe) is exit 2.

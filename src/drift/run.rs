@@ -1,0 +1,759 @@
+//! The drift operations: snapshot, check, accept, history, mtree export
+//! and import. Each reads the chain through [`super::record::history`]
+//! (the trust path of `vouch verify`) before it uses a baseline, and
+//! writes through the covered writer (a record and its checkpoint under
+//! one lock, compare-and-swap against the log the baseline was read from).
+
+use super::change::{self, Change, ChangeKind};
+use super::dirdiff;
+use super::error::{DriftError, TargetProblem};
+use super::record::{
+    self, AcceptBody, Baseline, CheckBody, CheckResult, Counts, History, SnapshotBody,
+};
+use super::rules::{Rules, RulesSpec};
+use super::snapshot::{self, Items, Snapshot, TargetKind};
+use super::tree::{self, Problem};
+use crate::chain::TrustedKeys;
+use crate::note::SignerKey;
+use crate::{Error, Result};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+/// What a target argument names.
+#[derive(Debug, Clone)]
+pub enum TargetSpec {
+    Dir(PathBuf),
+}
+
+/// A resolved target: its name in the chain and what to examine.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub name: String,
+    pub spec: TargetSpec,
+}
+
+impl Target {
+    pub fn kind(&self) -> TargetKind {
+        match self.spec {
+            TargetSpec::Dir(_) => TargetKind::Dir,
+        }
+    }
+}
+
+fn target_err(target: &str, problem: TargetProblem) -> Error {
+    Error::DriftTarget {
+        target: target.to_owned(),
+        problem,
+    }
+}
+
+/// Resolves a TARGET argument. A directory is named by its canonical
+/// absolute path unless `name` is given.
+pub fn resolve(arg: &str, name: Option<&str>) -> Result<Target> {
+    let p = Path::new(arg);
+    let m = match std::fs::metadata(p) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(target_err(arg, TargetProblem::Missing));
+        }
+        Err(e) => return Err(target_err(arg, TargetProblem::Unreadable(e.to_string()))),
+    };
+    if m.is_dir() {
+        let abs = std::fs::canonicalize(p)
+            .map_err(|e| target_err(arg, TargetProblem::Unreadable(e.to_string())))?;
+        let name = name.map_or_else(|| abs.display().to_string(), str::to_owned);
+        return Ok(Target {
+            name,
+            spec: TargetSpec::Dir(abs),
+        });
+    }
+    Err(target_err(arg, TargetProblem::Unsupported))
+}
+
+/// What drift commands share.
+pub struct DriftOptions<'a> {
+    pub log: &'a Path,
+    /// TARGET as given.
+    pub target: &'a str,
+    /// `--name`: the target's name in the chain (default: derived).
+    pub name: Option<&'a str>,
+    /// `--rules FILE` (directory targets).
+    pub rules: Option<&'a Path>,
+    /// Called with the bytes of each file hashed (progress display).
+    pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
+}
+
+/// A path that could not be examined, as reported.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unchecked {
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path_b64: Option<String>,
+    pub reason: &'static str,
+    pub message: String,
+}
+
+fn unchecked(problems: &[Problem]) -> Vec<Unchecked> {
+    problems
+        .iter()
+        .map(|p| Unchecked {
+            path: crate::stamp::path::display(&p.path),
+            path_b64: crate::stamp::path::to_json(&p.path).1,
+            reason: p.problem.code(),
+            message: p.problem.to_string(),
+        })
+        .collect()
+}
+
+/// A target as it is now.
+pub struct Now {
+    pub snapshot: Snapshot,
+    pub problems: Vec<Problem>,
+    /// Bytes read (regular files hashed).
+    pub bytes: u64,
+}
+
+fn load_rules(path: Option<&Path>) -> Result<Option<Rules>> {
+    let Some(p) = path else { return Ok(None) };
+    let bytes = crate::fs::read_bounded(p, 1 << 20)?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        target_err(
+            &p.display().to_string(),
+            TargetProblem::Rules("not UTF-8".into()),
+        )
+    })?;
+    Rules::parse(&text)
+        .map(Some)
+        .map_err(|e| target_err(&p.display().to_string(), TargetProblem::Rules(e)))
+}
+
+fn rules_of(snap: &Snapshot, target: &str) -> Result<Rules> {
+    let spec: RulesSpec = match snap.meta.get("rules") {
+        None => RulesSpec::default(),
+        Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
+            target_err(
+                target,
+                TargetProblem::Rules(format!("the baseline's rules: {e}")),
+            )
+        })?,
+    };
+    Rules::compile(spec).map_err(|e| target_err(target, TargetProblem::Rules(e)))
+}
+
+/// Examines `target` now.
+pub fn take(
+    target: &Target,
+    rules: &Rules,
+    progress: Option<&(dyn Fn(u64) + Sync)>,
+) -> Result<Now> {
+    match &target.spec {
+        TargetSpec::Dir(root) => {
+            match std::fs::symlink_metadata(root) {
+                Ok(m) if m.is_dir() => {}
+                Ok(_) => {
+                    return Err(target_err(
+                        &target.name,
+                        TargetProblem::KindChanged {
+                            found: "non-directory",
+                            baseline: "dir",
+                        },
+                    ));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Err(target_err(&target.name, TargetProblem::Missing));
+                }
+                Err(e) => {
+                    return Err(target_err(
+                        &target.name,
+                        TargetProblem::Unreadable(e.to_string()),
+                    ));
+                }
+            }
+            let t = tree::take(root, rules, progress);
+            let mut meta = Map::new();
+            meta.insert("rules".into(), rules.to_json());
+            meta.insert("rules_digest".into(), rules.digest().into());
+            Ok(Now {
+                snapshot: Snapshot {
+                    target: target.name.clone(),
+                    meta,
+                    items: Items::Dir(t.entries),
+                },
+                problems: t.problems,
+                bytes: t.bytes,
+            })
+        }
+    }
+}
+
+/// The differences from `base` to `now`.
+pub fn compare(target: &Target, base: &Snapshot, now: &Now, rules: &Rules) -> Vec<Change> {
+    match (&target.spec, &base.items, &now.snapshot.items) {
+        (TargetSpec::Dir(root), Items::Dir(a), Items::Dir(b)) => {
+            dirdiff::compare(a, b, &now.problems, rules, root)
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn signer_keys(key: &SignerKey) -> Result<TrustedKeys> {
+    Ok(TrustedKeys::new([key.verifier()])?)
+}
+
+fn read_baseline(log: &Path, history: &History, target: &Target) -> Result<(Baseline, Snapshot)> {
+    let Some(b) = history.baseline(&target.name)? else {
+        return Err(target_err(&target.name, TargetProblem::NoBaseline));
+    };
+    if b.kind != target.kind() {
+        return Err(target_err(
+            &target.name,
+            TargetProblem::KindChanged {
+                found: target.kind().as_str(),
+                baseline: b.kind.as_str(),
+            },
+        ));
+    }
+    let snap = snapshot::read(log, &b.snapshot, b.seq, &target.name, b.kind)?;
+    if snap.items.count() != b.count {
+        return Err(Error::Drift(DriftError::SnapshotMismatch {
+            seq: b.seq,
+            digest: b.snapshot.clone(),
+            problem: format!(
+                "it holds {} items, the record says {}",
+                snap.items.count(),
+                b.count
+            ),
+        }));
+    }
+    Ok((b, snap))
+}
+
+/// The record a drift command wrote.
+#[derive(Debug, Clone, Serialize)]
+pub struct Written {
+    pub seq: u64,
+    /// The checkpoint covering it: its tree size.
+    pub checkpoint_size: u64,
+}
+
+/// What `drift snapshot` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct SnapshotReport {
+    pub target: String,
+    pub kind: TargetKind,
+    pub snapshot: String,
+    pub count: u64,
+    /// True when it became the baseline (there was none).
+    pub baseline: bool,
+    pub record: Written,
+    pub unchecked: Vec<Unchecked>,
+    pub bytes: u64,
+}
+
+/// `drift snapshot`: records a snapshot; it becomes the baseline if the
+/// target has none.
+pub fn snapshot_target(opts: &DriftOptions<'_>, key: &SignerKey) -> Result<SnapshotReport> {
+    let target = resolve(opts.target, opts.name)?;
+    let keys = signer_keys(key)?;
+    let history = record::history_or_empty(opts.log, &keys)?;
+    let baseline = history.baseline(&target.name)?;
+    let rules = load_rules(opts.rules)?.unwrap_or_default();
+    let now = take(&target, &rules, opts.progress)?;
+    let digest = snapshot::write(opts.log, &now.snapshot)?;
+    let body = SnapshotBody {
+        target: target.name.clone(),
+        kind: target.kind(),
+        snapshot: digest.clone(),
+        count: now.snapshot.items.count(),
+        baseline: baseline.is_none(),
+    };
+    let (seq, covered) = record::append(
+        opts.log,
+        key,
+        record::KIND_SNAPSHOT,
+        to_value(&body)?,
+        history.records,
+        &target.name,
+    )?;
+    Ok(SnapshotReport {
+        target: target.name,
+        kind: body.kind,
+        snapshot: digest,
+        count: body.count,
+        baseline: body.baseline,
+        record: Written {
+            seq,
+            checkpoint_size: covered.checkpoint.checkpoint.size,
+        },
+        unchecked: unchecked(&now.problems),
+        bytes: now.bytes,
+    })
+}
+
+fn to_value(v: &impl Serialize) -> Result<Value> {
+    serde_json::to_value(v).map_err(|source| Error::Serialize {
+        what: "drift record",
+        source,
+    })
+}
+
+/// The baseline a check or acceptance compared with, as reported.
+#[derive(Debug, Clone, Serialize)]
+pub struct BaselineInfo {
+    pub seq: u64,
+    pub ts: String,
+    pub snapshot: String,
+    pub count: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl From<&Baseline> for BaselineInfo {
+    fn from(b: &Baseline) -> Self {
+        BaselineInfo {
+            seq: b.seq,
+            ts: b.ts.clone(),
+            snapshot: b.snapshot.clone(),
+            count: b.count,
+            reason: b.reason.clone(),
+        }
+    }
+}
+
+/// What the chain said, as reported.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChainInfo {
+    pub records: u64,
+    pub covered: u64,
+    /// Drift records after the last trusted checkpoint: not used.
+    pub uncovered_drift_records: Vec<u64>,
+}
+
+impl From<&History> for ChainInfo {
+    fn from(h: &History) -> Self {
+        ChainInfo {
+            records: h.records,
+            covered: h.covered,
+            uncovered_drift_records: h.uncovered.clone(),
+        }
+    }
+}
+
+pub const DRIFT_FORMAT: &str = "vouch-drift/1";
+
+/// What `drift check` found.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    pub format: &'static str,
+    pub target: String,
+    pub kind: TargetKind,
+    pub result: CheckResult,
+    pub counts: Counts,
+    pub baseline: BaselineInfo,
+    pub chain: ChainInfo,
+    pub changes: Vec<Change>,
+    pub unchecked: Vec<Unchecked>,
+    /// This run's snapshot digest (recorded with `--record`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record: Option<Written>,
+    /// Items examined now, and bytes read.
+    pub items: u64,
+    pub bytes: u64,
+}
+
+/// `drift check`: verifies the chain with `keys`, reads the accepted
+/// baseline, compares the target with it; with `record`, appends the
+/// result as a `drift_check` record.
+pub fn check(
+    opts: &DriftOptions<'_>,
+    keys: &TrustedKeys,
+    record_with: Option<&SignerKey>,
+) -> Result<CheckReport> {
+    let history = record::history(opts.log, keys)?;
+    let target = resolve_for_baseline(opts, &history)?;
+    let (baseline, base) = read_baseline(opts.log, &history, &target)?;
+    let rules = rules_of(&base, &target.name)?;
+    if let Some(given) = load_rules(opts.rules)? {
+        if given.digest() != rules.digest() {
+            return Err(target_err(
+                &target.name,
+                TargetProblem::RulesDiffer {
+                    given: given.digest(),
+                    baseline: rules.digest(),
+                },
+            ));
+        }
+    }
+    let now = take(&target, &rules, opts.progress)?;
+    let changes = compare(&target, &base, &now, &rules);
+    let counts = change::count(&changes);
+    let result = if counts.total() > 0 {
+        CheckResult::Drift
+    } else if !now.problems.is_empty() {
+        CheckResult::Incomplete
+    } else {
+        CheckResult::NoDrift
+    };
+    let mut report = CheckReport {
+        format: DRIFT_FORMAT,
+        target: target.name.clone(),
+        kind: target.kind(),
+        result,
+        counts,
+        baseline: BaselineInfo::from(&baseline),
+        chain: ChainInfo::from(&history),
+        changes,
+        unchecked: unchecked(&now.problems),
+        snapshot: None,
+        record: None,
+        items: now.snapshot.items.count(),
+        bytes: now.bytes,
+    };
+    if let Some(key) = record_with {
+        let digest = snapshot::write(opts.log, &now.snapshot)?;
+        let body = CheckBody {
+            target: target.name.clone(),
+            kind: target.kind(),
+            baseline: baseline.snapshot.clone(),
+            snapshot: digest.clone(),
+            count: now.snapshot.items.count(),
+            result,
+            counts,
+            unchecked: now.problems.len() as u64,
+        };
+        let (seq, covered) = record::append(
+            opts.log,
+            key,
+            record::KIND_CHECK,
+            to_value(&body)?,
+            history.records,
+            &target.name,
+        )?;
+        report.snapshot = Some(digest);
+        report.record = Some(Written {
+            seq,
+            checkpoint_size: covered.checkpoint.checkpoint.size,
+        });
+    }
+    Ok(report)
+}
+
+/// A target that is gone still has its name: a missing directory whose
+/// name has a baseline is reported as missing (exit 2), not unsupported.
+fn resolve_for_baseline(opts: &DriftOptions<'_>, history: &History) -> Result<Target> {
+    match resolve(opts.target, opts.name) {
+        Err(Error::DriftTarget {
+            problem: TargetProblem::Missing,
+            ..
+        }) => {
+            let name = opts
+                .name
+                .map_or_else(|| absolute(opts.target), str::to_owned);
+            // A gone target with a baseline is "missing"; one that never
+            // had a baseline is reported the same way, with its name.
+            history.baseline(&name)?;
+            Err(target_err(&name, TargetProblem::Missing))
+        }
+        other => other,
+    }
+}
+
+fn absolute(arg: &str) -> String {
+    std::path::absolute(arg).map_or_else(|_| arg.to_owned(), |p| p.display().to_string())
+}
+
+/// What `drift accept` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct AcceptReport {
+    pub format: &'static str,
+    pub target: String,
+    pub kind: TargetKind,
+    pub previous: BaselineInfo,
+    /// The new baseline.
+    pub snapshot: String,
+    pub count: u64,
+    pub accepted: Vec<Change>,
+    pub counts: Counts,
+    /// Differences not accepted (still drift).
+    pub remaining: u64,
+    pub reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record: Option<Written>,
+    pub unchecked: Vec<Unchecked>,
+}
+
+/// `drift accept`: makes the target as it is now (or only the differences
+/// selected by `only`) the new baseline, recorded with `reason`. With new
+/// `--rules`, every difference is accepted (no `only`).
+pub fn accept(
+    opts: &DriftOptions<'_>,
+    key: &SignerKey,
+    only: &[String],
+    reason: &str,
+) -> Result<AcceptReport> {
+    if reason.trim().is_empty() {
+        return Err(Error::MissingOption {
+            option: "--reason TEXT",
+            needed_for: "drift accept",
+        });
+    }
+    let keys = signer_keys(key)?;
+    let history = record::history(opts.log, &keys)?;
+    let target = resolve_for_baseline(opts, &history)?;
+    let (baseline, base) = read_baseline(opts.log, &history, &target)?;
+    let old_rules = rules_of(&base, &target.name)?;
+    let new_rules = load_rules(opts.rules)?;
+    let rules_change = new_rules
+        .as_ref()
+        .is_some_and(|r| r.digest() != old_rules.digest());
+    if rules_change && !only.is_empty() {
+        return Err(Error::Usage(
+            "new --rules change what is compared: accept every difference (no --only)".into(),
+        ));
+    }
+    let rules = new_rules.unwrap_or(old_rules);
+    let now = take(&target, &rules, opts.progress)?;
+    let changes = compare(&target, &base, &now, &rules);
+    let picked: Vec<&Change> = if only.is_empty() {
+        changes.iter().collect()
+    } else {
+        let keys: Vec<Vec<u8>> = only.iter().map(|o| only_key(o)).collect();
+        for (o, k) in only.iter().zip(&keys) {
+            let hit = changes.iter().any(|c| {
+                dirdiff::selected(&c.key, std::slice::from_ref(k))
+                    || c.from_key
+                        .as_ref()
+                        .is_some_and(|f| dirdiff::selected(f, std::slice::from_ref(k)))
+            });
+            if !hit {
+                return Err(target_err(
+                    &target.name,
+                    TargetProblem::NoSuchChange(o.clone()),
+                ));
+            }
+        }
+        changes
+            .iter()
+            .filter(|c| {
+                dirdiff::selected(&c.key, &keys)
+                    || c.from_key
+                        .as_ref()
+                        .is_some_and(|f| dirdiff::selected(f, &keys))
+            })
+            .collect()
+    };
+    let accepted: Vec<Change> = picked.iter().map(|c| (*c).clone()).collect();
+    let counts = change::count(&accepted);
+    let remaining = change::count(&changes).total() - counts.total();
+    let mut report = AcceptReport {
+        format: DRIFT_FORMAT,
+        target: target.name.clone(),
+        kind: target.kind(),
+        previous: BaselineInfo::from(&baseline),
+        snapshot: baseline.snapshot.clone(),
+        count: baseline.count,
+        accepted,
+        counts,
+        remaining,
+        reason: reason.to_owned(),
+        record: None,
+        unchecked: unchecked(&now.problems),
+    };
+    if picked.is_empty() && !rules_change {
+        return Ok(report);
+    }
+    let items = match (&base.items, &now.snapshot.items) {
+        (Items::Dir(a), Items::Dir(b)) => {
+            let mut merged = dirdiff::apply(a, b, &picked);
+            merged.retain(|e| rules.records(&e.path));
+            Items::Dir(merged)
+        }
+        (_, other) => other.clone(),
+    };
+    let new = Snapshot {
+        target: target.name.clone(),
+        meta: now.snapshot.meta.clone(),
+        items,
+    };
+    let digest = snapshot::write(opts.log, &new)?;
+    let body = AcceptBody {
+        target: target.name.clone(),
+        kind: target.kind(),
+        snapshot: digest.clone(),
+        count: new.items.count(),
+        previous: baseline.snapshot.clone(),
+        reason: reason.to_owned(),
+        only: (!only.is_empty()).then(|| only.to_vec()),
+        accepted: counts,
+    };
+    let (seq, covered) = record::append(
+        opts.log,
+        key,
+        record::KIND_ACCEPT,
+        to_value(&body)?,
+        history.records,
+        &target.name,
+    )?;
+    report.snapshot = digest;
+    report.count = body.count;
+    report.record = Some(Written {
+        seq,
+        checkpoint_size: covered.checkpoint.checkpoint.size,
+    });
+    Ok(report)
+}
+
+/// A `--only` value as the raw key it selects (a path relative to the
+/// target, without `./` or a trailing `/`).
+fn only_key(o: &str) -> Vec<u8> {
+    let t = o.trim_start_matches("./");
+    let t = t.strip_suffix('/').unwrap_or(t);
+    t.as_bytes().to_vec()
+}
+
+/// One row of `drift history`.
+#[derive(Debug, Clone, Serialize)]
+pub struct HistoryRow {
+    pub seq: u64,
+    pub ts: String,
+    pub record: &'static str,
+    pub target: String,
+    pub kind: TargetKind,
+    pub snapshot: String,
+    pub count: u64,
+    /// Snapshot: whether it became the baseline. Check: its result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<CheckResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counts: Option<Counts>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub only: Option<Vec<String>>,
+}
+
+/// A target and its accepted baseline.
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetBaseline {
+    pub target: String,
+    pub baseline: BaselineInfo,
+}
+
+/// What `drift history` shows.
+#[derive(Debug, Clone, Serialize)]
+pub struct HistoryReport {
+    pub format: &'static str,
+    pub rows: Vec<HistoryRow>,
+    /// The accepted baseline of each target shown.
+    pub baselines: Vec<TargetBaseline>,
+    pub chain: ChainInfo,
+}
+
+/// `drift history`: the covered drift records of a verified log.
+pub fn history(log: &Path, keys: &TrustedKeys, target: Option<&str>) -> Result<HistoryReport> {
+    let h = record::history(log, keys)?;
+    let mut rows = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    for d in &h.events {
+        if target.is_some_and(|t| t != d.event.target()) {
+            continue;
+        }
+        if !names.iter().any(|n| n == d.event.target()) {
+            names.push(d.event.target().to_owned());
+        }
+        let mut row = HistoryRow {
+            seq: d.seq,
+            ts: d.ts.clone(),
+            record: d.event.kind_name(),
+            target: d.event.target().to_owned(),
+            kind: TargetKind::Dir,
+            snapshot: String::new(),
+            count: 0,
+            baseline: None,
+            result: None,
+            counts: None,
+            reason: None,
+            only: None,
+        };
+        match &d.event {
+            record::Event::Snapshot(b) => {
+                row.kind = b.kind;
+                row.snapshot.clone_from(&b.snapshot);
+                row.count = b.count;
+                row.baseline = Some(b.baseline);
+            }
+            record::Event::Accept(b) => {
+                row.kind = b.kind;
+                row.snapshot.clone_from(&b.snapshot);
+                row.count = b.count;
+                row.counts = Some(b.accepted);
+                row.reason = Some(b.reason.clone());
+                row.only.clone_from(&b.only);
+            }
+            record::Event::Check(b) => {
+                row.kind = b.kind;
+                row.snapshot.clone_from(&b.snapshot);
+                row.count = b.count;
+                row.result = Some(b.result);
+                row.counts = Some(b.counts);
+            }
+        }
+        rows.push(row);
+    }
+    let mut baselines = Vec::new();
+    for n in names {
+        if let Some(b) = h.baseline(&n)? {
+            baselines.push(TargetBaseline {
+                target: n,
+                baseline: BaselineInfo::from(&b),
+            });
+        }
+    }
+    Ok(HistoryReport {
+        format: DRIFT_FORMAT,
+        rows,
+        baselines,
+        chain: ChainInfo::from(&h),
+    })
+}
+
+/// Whether a change counts as drift.
+pub fn is_drift(c: &Change) -> bool {
+    !c.expected && c.change != ChangeKind::Grown
+}
+
+/// The last line of `drift check --format ndjson`.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckSummary<'a> {
+    pub format: &'static str,
+    pub summary: bool,
+    pub target: &'a str,
+    pub result: CheckResult,
+    pub counts: Counts,
+    pub baseline: &'a BaselineInfo,
+    pub unchecked: usize,
+    pub items: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record: Option<&'a Written>,
+}
+
+impl<'a> CheckSummary<'a> {
+    pub fn of(r: &'a CheckReport) -> Self {
+        CheckSummary {
+            format: DRIFT_FORMAT,
+            summary: true,
+            target: &r.target,
+            result: r.result,
+            counts: r.counts,
+            baseline: &r.baseline,
+            unchecked: r.unchecked.len(),
+            items: r.items,
+            record: r.record.as_ref(),
+        }
+    }
+}

@@ -1,0 +1,235 @@
+//! Taking a directory snapshot: a walk that never follows symlinks and
+//! hashes every regular file on all cores.
+//!
+//! Each file is hashed through the handle it was opened as (`O_NOFOLLOW`)
+//! and compared, before and after the read, with what the walk saw
+//! ([`crate::stamp::walk::hash_file`]): a file replaced or modified while
+//! it was read is a problem reported for that path, never a silently torn
+//! hash. A file or directory that cannot be read is reported per path and
+//! the walk goes on; the caller decides the exit code.
+
+use super::entry::{EntryKind, TreeEntry};
+use super::rules::{Attr, Rules};
+use crate::stamp::path;
+use crate::stamp::walk::{FileProblem, hash_file, read_link};
+use rayon::prelude::*;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A path that could not be examined, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub path: Vec<u8>,
+    pub problem: FileProblem,
+}
+
+/// A directory as it is now.
+#[derive(Debug, Default)]
+pub struct Taken {
+    /// Sorted by path bytes.
+    pub entries: Vec<TreeEntry>,
+    /// Paths that could not be examined (sorted).
+    pub problems: Vec<Problem>,
+    /// Bytes of regular files hashed.
+    pub bytes: u64,
+}
+
+struct Candidate {
+    entry: TreeEntry,
+    dev: u64,
+    ino: u64,
+}
+
+fn entry_of(rel: Vec<u8>, m: &std::fs::Metadata, rules: &Rules) -> TreeEntry {
+    let kind = EntryKind::of(m.file_type());
+    TreeEntry {
+        path: rel,
+        kind,
+        size: None,
+        mode: m.mode() & 0o7777,
+        uid: m.uid(),
+        gid: m.gid(),
+        link: None,
+        sha256: None,
+        mtime: (rules.wants(Attr::Mtime) && kind != EntryKind::Dir)
+            .then(|| (m.mtime(), u32::try_from(m.mtime_nsec()).unwrap_or(0))),
+        inode: rules.wants(Attr::Inode).then(|| m.ino()),
+        nlink: (kind != EntryKind::Dir).then(|| m.nlink()),
+    }
+}
+
+/// Walks `root` (a directory) and hashes what the rules record.
+/// `progress` is called with the bytes of each file hashed.
+pub fn take(root: &Path, rules: &Rules, progress: Option<&(dyn Fn(u64) + Sync)>) -> Taken {
+    let mut found: Vec<Candidate> = Vec::new();
+    let mut problems: Vec<Problem> = Vec::new();
+    let mut stack: Vec<Vec<u8>> = vec![Vec::new()];
+    while let Some(dir) = stack.pop() {
+        let abs = if dir.is_empty() {
+            root.to_path_buf()
+        } else {
+            path::under(root, &dir)
+        };
+        let rd = match std::fs::read_dir(&abs) {
+            Ok(r) => r,
+            Err(e) => {
+                problems.push(Problem {
+                    path: dir,
+                    problem: of_io(&e),
+                });
+                continue;
+            }
+        };
+        for e in rd {
+            let e = match e {
+                Ok(e) => e,
+                Err(err) => {
+                    problems.push(Problem {
+                        path: dir.clone(),
+                        problem: of_io(&err),
+                    });
+                    break;
+                }
+            };
+            let name = e.file_name();
+            let rel = if dir.is_empty() {
+                name.as_bytes().to_vec()
+            } else {
+                path::join(Some(&dir), name.as_bytes())
+            };
+            if let Err(p) = path::check(&rel) {
+                problems.push(Problem {
+                    path: rel,
+                    problem: FileProblem::Path(p.to_string()),
+                });
+                continue;
+            }
+            let m = match std::fs::symlink_metadata(e.path()) {
+                Ok(m) => m,
+                Err(err) => {
+                    problems.push(Problem {
+                        path: rel,
+                        problem: of_io(&err),
+                    });
+                    continue;
+                }
+            };
+            if m.is_dir() {
+                if !rules.descend(&rel) {
+                    continue;
+                }
+                if rules.records(&rel) {
+                    found.push(Candidate {
+                        entry: entry_of(rel.clone(), &m, rules),
+                        dev: m.dev(),
+                        ino: m.ino(),
+                    });
+                }
+                stack.push(rel);
+            } else if rules.records(&rel) {
+                found.push(Candidate {
+                    entry: entry_of(rel, &m, rules),
+                    dev: m.dev(),
+                    ino: m.ino(),
+                });
+            }
+        }
+    }
+    let bytes = AtomicU64::new(0);
+    let results: Vec<Result<TreeEntry, Problem>> = found
+        .into_par_iter()
+        .map(|c| finish(root, c, &bytes, progress))
+        .collect();
+    let mut entries = Vec::with_capacity(results.len());
+    for r in results {
+        match r {
+            Ok(e) => entries.push(e),
+            Err(p) => problems.push(p),
+        }
+    }
+    entries.par_sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    problems.sort_by(|a, b| a.path.cmp(&b.path));
+    Taken {
+        entries,
+        problems,
+        bytes: bytes.into_inner(),
+    }
+}
+
+fn finish(
+    root: &Path,
+    c: Candidate,
+    bytes: &AtomicU64,
+    progress: Option<&(dyn Fn(u64) + Sync)>,
+) -> Result<TreeEntry, Problem> {
+    let mut e = c.entry;
+    let abs = path::under(root, &e.path);
+    let problem = match e.kind {
+        EntryKind::File => match hash_file(&abs, false, Some((c.dev, c.ino))) {
+            Ok((n, digest)) => {
+                e.size = Some(n);
+                e.sha256 = Some(digest);
+                bytes.fetch_add(n, Ordering::Relaxed);
+                if let Some(p) = progress {
+                    p(n);
+                }
+                return Ok(e);
+            }
+            Err(p) => p,
+        },
+        EntryKind::Symlink => match read_link(&abs, c.dev, c.ino) {
+            Ok(target) => {
+                e.size = Some(target.len() as u64);
+                e.link = Some(target.into_vec());
+                return Ok(e);
+            }
+            Err(p) => p,
+        },
+        _ => return Ok(e),
+    };
+    Err(Problem {
+        path: e.path,
+        problem,
+    })
+}
+
+fn of_io(e: &std::io::Error) -> FileProblem {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        FileProblem::Missing
+    } else {
+        FileProblem::Unreadable(e.to_string())
+    }
+}
+
+/// SHA-256 of the first `len` bytes of the regular file at `abs` (for the
+/// growing rule); `None` when it cannot be read or is shorter.
+pub fn prefix_sha256(abs: &Path, len: u64) -> Option<[u8; 32]> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(abs)
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut ctx = ring::digest::Context::new(&ring::digest::SHA256);
+    let mut taken = file.take(len);
+    let mut buf = vec![0u8; 1 << 20];
+    let mut n = 0u64;
+    loop {
+        let k = taken.read(&mut buf).ok()?;
+        if k == 0 {
+            break;
+        }
+        ctx.update(&buf[..k]);
+        n += k as u64;
+    }
+    if n != len {
+        return None;
+    }
+    ctx.finish().as_ref().try_into().ok()
+}
