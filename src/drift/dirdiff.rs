@@ -176,7 +176,7 @@ fn compare_one(a: &TreeEntry, b: &TreeEntry, rules: &Rules, root: &Path) -> Opti
 /// addition or a content change; the path it came from may then be gone
 /// or start afresh, which is part of the same rotation.
 fn rotations(
-    out: &mut Vec<Change>,
+    out: &mut [Change],
     base: &[TreeEntry],
     now: &[TreeEntry],
     rules: &Rules,

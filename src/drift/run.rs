@@ -376,16 +376,16 @@ pub fn check(
     let target = resolve_for_baseline(opts, &history)?;
     let (baseline, base) = read_baseline(opts.log, &history, &target)?;
     let rules = rules_of(&base, &target.name)?;
-    if let Some(given) = load_rules(opts.rules)? {
-        if given.digest() != rules.digest() {
-            return Err(target_err(
-                &target.name,
-                TargetProblem::RulesDiffer {
-                    given: given.digest(),
-                    baseline: rules.digest(),
-                },
-            ));
-        }
+    if let Some(given) = load_rules(opts.rules)?
+        && given.digest() != rules.digest()
+    {
+        return Err(target_err(
+            &target.name,
+            TargetProblem::RulesDiffer {
+                given: given.digest(),
+                baseline: rules.digest(),
+            },
+        ));
     }
     let now = take(&target, &rules, opts.progress)?;
     let changes = compare(&target, &base, &now, &rules);
