@@ -797,3 +797,127 @@ fn unreadable_files_are_reported_and_never_called_unchanged() {
     assert_eq!(code(&o), 1);
     assert_eq!(json(&o)["result"], "drift");
 }
+
+fn mtree_or_skip(test: &str) -> bool {
+    let ok = Command::new("mtree")
+        .args(["-c", "-p", "/nonexistent-vouch"])
+        .output()
+        .is_ok();
+    if !ok {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{test}: Debian's mtree (mtree-netbsd) is required when CI=true"
+        );
+        eprintln!("NOTICE: {test} skipped: mtree is not installed");
+    }
+    ok
+}
+
+/// The exported baseline is a spec Debian's `mtree` checks: exit 0 on the
+/// unchanged tree, 2 on a changed one; imported back, it is the same
+/// baseline (no drift), and an import over a baseline needs a reason.
+#[test]
+fn the_mtree_export_is_checked_by_mtree_and_imports_back() {
+    if !mtree_or_skip("the_mtree_export_is_checked_by_mtree_and_imports_back") {
+        return;
+    }
+    let d = D::new();
+    std::fs::write(d.p("with space #1.txt"), b"s").unwrap();
+    d.base(&[]);
+    let spec = d.root.join("spec.mtree");
+    let o = vouch(&[
+        "drift",
+        "export",
+        s(&d.t),
+        "--log",
+        &d.log,
+        "--pub",
+        &d.pubkey,
+        "--format",
+        "mtree",
+        "--out",
+        s(&spec),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let m = Command::new("mtree")
+        .arg("-f")
+        .arg(&spec)
+        .arg("-p")
+        .arg(&d.t)
+        .output()
+        .unwrap();
+    assert_eq!(code(&m), 0, "{}{}", stdout(&m), stderr(&m));
+    std::fs::write(d.p("sub/b.txt"), b"BETA\n").unwrap();
+    let m = Command::new("mtree")
+        .arg("-f")
+        .arg(&spec)
+        .arg("-p")
+        .arg(&d.t)
+        .output()
+        .unwrap();
+    assert_eq!(code(&m), 2, "{}{}", stdout(&m), stderr(&m));
+    assert!(stdout(&m).contains("sub/b.txt"), "{}", stdout(&m));
+    // --out never replaces a file.
+    let o = vouch(&[
+        "drift",
+        "export",
+        s(&d.t),
+        "--log",
+        &d.log,
+        "--pub",
+        &d.pubkey,
+        "--format",
+        "mtree",
+        "--out",
+        s(&spec),
+    ]);
+    assert_eq!(code(&o), 2);
+    // Import as another target's baseline: same entries, so the drift is
+    // exactly the one change.
+    let imp = |extra: &[&str]| {
+        let mut a = vec![
+            "drift",
+            "import",
+            s(&d.t),
+            "--name",
+            "imported",
+            "--log",
+            &d.log,
+            "--key",
+            &d.key,
+            "--from",
+            s(&spec),
+            "--format",
+            "mtree",
+        ];
+        a.extend_from_slice(extra);
+        vouch(&a)
+    };
+    let o = imp(&[]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = vouch(&[
+        "drift",
+        "check",
+        s(&d.t),
+        "--name",
+        "imported",
+        "--log",
+        &d.log,
+        "--pub",
+        &d.pubkey,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    let c = changes(&json(&o));
+    assert_eq!(
+        c,
+        vec![("sub/b.txt".into(), "changed".into(), strs(&["sha256"]))]
+    );
+    // Over an existing baseline, a reason is required.
+    let o = imp(&[]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("--reason"), "{}", stderr(&o));
+    let o = imp(&["--reason", "restored from the golden image spec"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}

@@ -3,6 +3,7 @@
 //! unchanged tree and after each kind of change, and `mtree -c` / `mtree -C`
 //! output imported back. Without `mtree` a test prints a NOTICE and passes,
 //! except under `CI=true`, where it fails.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use sha2::Digest;
 use std::ffi::OsStr;

@@ -185,8 +185,7 @@ struct EntryLine {
     inode: Option<String>,
 }
 
-fn parse_entry(v: Value) -> std::result::Result<TreeEntry, String> {
-    let l: EntryLine = serde_json::from_value(v).map_err(|e| e.to_string())?;
+fn entry_of_line(l: EntryLine) -> std::result::Result<TreeEntry, String> {
     let p = path::from_json(l.path.as_deref(), l.path_b64.as_deref())
         .ok_or("path: exactly one of path and path_b64")?;
     path::check(&p).map_err(|e| format!("path: {e}"))?;
@@ -378,8 +377,11 @@ pub fn read(
     }
     let mut r = std::io::BufReader::with_capacity(1 << 20, f);
     let mut hasher = ring::digest::Context::new(&ring::digest::SHA256);
-    let mut lines: Vec<Value> = Vec::new();
     let mut header: Option<Header> = None;
+    // Items are parsed as their lines go by (a directory entry straight
+    // into its struct), so a large snapshot is held once.
+    let mut entries: Vec<TreeEntry> = Vec::new();
+    let mut values: Vec<Value> = Vec::new();
     let mut buf = Vec::new();
     let mut n = 0u64;
     let mut bad: Option<(u64, String)> = None;
@@ -400,20 +402,28 @@ pub fn read(
             bad = Some((n, "line too long or not terminated".into()));
             continue;
         }
-        let v: Value = match serde_json::from_slice(&buf[..buf.len() - 1]) {
-            Ok(v) => v,
-            Err(e) => {
-                bad = Some((n, e.to_string()));
-                continue;
-            }
-        };
-        if header.is_none() {
-            match serde_json::from_value::<Header>(v) {
+        let line = &buf[..buf.len() - 1];
+        match &header {
+            None => match serde_json::from_slice::<Header>(line) {
                 Ok(h) => header = Some(h),
                 Err(e) => bad = Some((n, format!("header: {e}"))),
+            },
+            Some(h) if h.kind == TargetKind::Dir => {
+                match serde_json::from_slice::<EntryLine>(line)
+                    .map_err(|e| e.to_string())
+                    .and_then(entry_of_line)
+                {
+                    Ok(e) if entries.last().is_some_and(|l| l.path >= e.path) => {
+                        bad = Some((n, "entries not sorted or repeated".into()));
+                    }
+                    Ok(e) => entries.push(e),
+                    Err(p) => bad = Some((n, p)),
+                }
             }
-        } else {
-            lines.push(v);
+            Some(_) => match serde_json::from_slice::<Value>(line) {
+                Ok(v) => values.push(v),
+                Err(e) => bad = Some((n, e.to_string())),
+            },
         }
     }
     let actual = hasher.finish();
@@ -454,26 +464,14 @@ pub fn read(
             kind.as_str()
         )));
     }
-    if h.count != lines.len() as u64 {
-        return Err(form(
-            1,
-            format!("count {} but {} items", h.count, lines.len()),
-        ));
+    let found = (entries.len() + values.len()) as u64;
+    if h.count != found {
+        return Err(form(1, format!("count {} but {found} items", h.count)));
     }
     let items = match kind {
-        TargetKind::Dir => {
-            let mut entries = Vec::with_capacity(lines.len());
-            for (i, v) in lines.into_iter().enumerate() {
-                let e = parse_entry(v).map_err(|p| form(i as u64 + 2, p))?;
-                if entries.last().is_some_and(|l: &TreeEntry| l.path >= e.path) {
-                    return Err(form(i as u64 + 2, "entries not sorted or repeated".into()));
-                }
-                entries.push(e);
-            }
-            Items::Dir(entries)
-        }
+        TargetKind::Dir => Items::Dir(entries),
         TargetKind::Config => {
-            let mut it = lines.into_iter();
+            let mut it = values.into_iter();
             match (it.next(), it.next()) {
                 (Some(Value::Object(mut m)), None)
                     if m.len() == 1 && m.contains_key("document") =>
@@ -489,8 +487,8 @@ pub fn read(
             }
         }
         TargetKind::Mcp => {
-            let mut items = Vec::with_capacity(lines.len());
-            for (i, v) in lines.into_iter().enumerate() {
+            let mut items = Vec::with_capacity(values.len());
+            for (i, v) in values.into_iter().enumerate() {
                 let item = (|| {
                     let Value::Object(mut m) = v else { return None };
                     let kind = m.remove("kind")?.as_str()?.to_owned();

@@ -47,6 +47,58 @@ enum DriftSub {
     Accept(AcceptArgs),
     /// Snapshots, checks and acceptances recorded in a verified chain.
     History(HistoryArgs),
+    /// Write a directory target's accepted baseline as a BSD mtree spec.
+    Export(ExportArgs),
+    /// Make a BSD mtree spec a directory target's baseline.
+    Import(ImportArgs),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum SpecFormat {
+    /// BSD mtree (checked by `mtree -f SPEC -p DIR`).
+    Mtree,
+}
+
+#[derive(clap::Args)]
+#[command(
+    after_help = "The spec lists type, mode, uid, gid, size, link and sha256digest per entry (time when the snapshot has mtime); check it with `mtree -f SPEC -p TARGET` (exit 0 match, 2 mismatch)."
+)]
+struct ExportArgs {
+    /// The directory target (its name in the chain, or the directory).
+    target: String,
+    #[arg(long, value_name = "LOG")]
+    log: PathBuf,
+    /// Trusted public key file or keyset (repeatable).
+    #[arg(long = "pub", value_name = "KEY.pub", required = true)]
+    pubkeys: Vec<PathBuf>,
+    /// The target's name in the chain, if not derived from TARGET.
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+    #[arg(long, value_enum)]
+    format: SpecFormat,
+    /// Write the spec here (default: stdout); an existing file is not replaced.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+#[command(
+    after_help = "Every entry needs type, mode, uid and gid (directly or by /set); files need size and sha256 (sha256digest); links need link. Over an existing baseline, --reason is required and the import is recorded as an acceptance."
+)]
+struct ImportArgs {
+    #[command(flatten)]
+    common: Common,
+    /// The log's signing key.
+    #[arg(long, value_name = "KEY")]
+    key: PathBuf,
+    /// The spec to import.
+    #[arg(long, value_name = "SPEC")]
+    from: PathBuf,
+    #[arg(long, value_enum)]
+    format: SpecFormat,
+    /// Why (required over an existing baseline).
+    #[arg(long, value_name = "TEXT")]
+    reason: Option<String>,
 }
 
 #[derive(clap::Args)]
@@ -150,6 +202,8 @@ pub fn run(cmd: DriftCmd) -> ExitCode {
         DriftSub::Check(a) => check(a),
         DriftSub::Accept(a) => accept(a),
         DriftSub::History(a) => history(a),
+        DriftSub::Export(a) => export(a),
+        DriftSub::Import(a) => import(a),
     }
 }
 
@@ -509,4 +563,50 @@ fn history(a: HistoryArgs) -> ExitCode {
 fn short(d: &str) -> String {
     d.get(..19)
         .map_or_else(|| d.to_owned(), |s| format!("{s}…"))
+}
+
+fn export(a: ExportArgs) -> ExitCode {
+    let SpecFormat::Mtree = a.format;
+    let r = keys::load_trusted_keys(&a.pubkeys)
+        .and_then(|k| run::export_mtree(&a.log, &k, &a.target, a.name.as_deref()));
+    let spec = match r {
+        Ok(s) => s,
+        Err(e) => return output::report_error(&e, output::Format::Table),
+    };
+    match &a.out {
+        Some(p) => {
+            if let Err(e) = keys::write_new_file(p, &spec, 0o644) {
+                return output::report_error(&e, output::Format::Table);
+            }
+        }
+        None => output::write_stdout(|w| w.write_all(&spec)),
+    }
+    ExitCode::from(EXIT_VERIFIED)
+}
+
+fn import(a: ImportArgs) -> ExitCode {
+    let SpecFormat::Mtree = a.format;
+    let r = keys::read_signer_key(&a.key).and_then(|key| {
+        let spec = vouch::fs::read_bounded(&a.from, 1 << 32)?;
+        with_opts(&a.common, |o| {
+            run::import_mtree(o, &key, &spec, a.reason.as_deref())
+        })
+    });
+    match r {
+        Ok(rep) => {
+            output::print_stdout(&format!(
+                "{}: imported {} entries as the baseline {} (record {}{})\n",
+                rep.target,
+                rep.count,
+                rep.snapshot,
+                rep.record.seq,
+                rep.previous
+                    .as_ref()
+                    .map(|p| format!(", replacing record {}", p.seq))
+                    .unwrap_or_default()
+            ));
+            ExitCode::from(EXIT_VERIFIED)
+        }
+        Err(e) => output::report_error(&e, output::Format::Table),
+    }
 }
