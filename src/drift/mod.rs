@@ -3,5 +3,6 @@
 //! acceptance and recorded check in the signed chain.
 
 pub mod entry;
+pub mod mcp;
 
 pub use entry::{EntryKind, TreeEntry};
