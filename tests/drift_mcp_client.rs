@@ -66,7 +66,6 @@ fn drift_server(variant: &str, era: &str) -> ServerSpec {
 fn quick() -> ListOptions {
     ListOptions {
         timeout: Duration::from_secs(10),
-        probe_timeout: Duration::from_secs(3),
         settle: Duration::from_millis(150),
         ..ListOptions::default()
     }
@@ -88,7 +87,10 @@ fn expect_err(spec: &ServerSpec, opts: &ListOptions, code: &str, within: Duratio
     let err = list(spec, opts).expect_err("listing must fail");
     let took = start.elapsed();
     assert_eq!(err.code(), code, "{err}");
-    assert!(took < within, "{code} took {took:?} (limit {within:?}): {err}");
+    assert!(
+        took < within,
+        "{code} took {took:?} (limit {within:?}): {err}"
+    );
     err
 }
 
@@ -115,12 +117,18 @@ fn server_everything_lists_13_tools_twice_identically() {
             protocol_version: "2025-11-25".into()
         }
     );
-    assert_eq!(a.server_info.as_ref().unwrap()["name"], "mcp-servers/everything");
+    assert_eq!(
+        a.server_info.as_ref().unwrap()["name"],
+        "mcp-servers/everything"
+    );
     assert_eq!(a.client_capabilities, json!({}));
     let tools = names(&a.tools, "name");
     assert_eq!(tools.len(), 13, "{tools:?}");
     for expected in ["echo", "get-env", "get-sum", "simulate-research-query"] {
-        assert!(tools.iter().any(|t| t == expected), "{expected} not in {tools:?}");
+        assert!(
+            tools.iter().any(|t| t == expected),
+            "{expected} not in {tools:?}"
+        );
     }
     // Tools that need client capabilities vouch does not declare are absent.
     assert!(!tools.iter().any(|t| t == "get-roots-list"), "{tools:?}");
@@ -165,11 +173,23 @@ fn server_filesystem_lists_14_tools_twice_identically() {
     let b = list(&spec, &opts).unwrap();
     assert_eq!(a.era.protocol_version(), "2025-11-25");
     assert!(matches!(a.era, Era::Legacy { .. }));
-    assert_eq!(a.server_info.as_ref().unwrap()["name"], "secure-filesystem-server");
+    assert_eq!(
+        a.server_info.as_ref().unwrap()["name"],
+        "secure-filesystem-server"
+    );
     let tools = names(&a.tools, "name");
     assert_eq!(tools.len(), 14, "{tools:?}");
-    for expected in ["read_text_file", "write_file", "edit_file", "move_file", "list_allowed_directories"] {
-        assert!(tools.iter().any(|t| t == expected), "{expected} not in {tools:?}");
+    for expected in [
+        "read_text_file",
+        "write_file",
+        "edit_file",
+        "move_file",
+        "list_allowed_directories",
+    ] {
+        assert!(
+            tools.iter().any(|t| t == expected),
+            "{expected} not in {tools:?}"
+        );
     }
     assert_eq!(
         serde_json::to_string(&a.tools).unwrap(),
@@ -190,9 +210,15 @@ fn sdk_v2_server_is_listed_in_the_modern_era() {
             protocol_version: "2026-07-28".into()
         }
     );
-    assert_eq!(l.server_info.as_ref().unwrap()["name"], "vouch-sdk-v2-test-server");
+    assert_eq!(
+        l.server_info.as_ref().unwrap()["name"],
+        "vouch-sdk-v2-test-server"
+    );
     assert_eq!(names(&l.tools, "name"), ["echo", "add", "set_mode"]);
-    assert_eq!(tool(&l, "add")["inputSchema"]["properties"]["b"]["default"], 0.5);
+    assert_eq!(
+        tool(&l, "add")["inputSchema"]["properties"]["b"]["default"],
+        0.5
+    );
     assert_eq!(names(&l.prompts, "name"), ["greet"]);
     assert_eq!(names(&l.resources, "uri"), ["test://readme"]);
     assert!(l.resource_templates.is_empty());
@@ -237,19 +263,35 @@ fn variants_in(era: &str) {
     let base = &listings[0].1;
     match era {
         "modern" => {
-            assert_eq!(base.era, Era::Modern { protocol_version: "2026-07-28".into() });
+            assert_eq!(
+                base.era,
+                Era::Modern {
+                    protocol_version: "2026-07-28".into()
+                }
+            );
             assert!(base.notes.is_empty(), "{:?}", base.notes);
         }
         _ => {
-            assert_eq!(base.era, Era::Legacy { protocol_version: "2025-11-25".into() });
+            assert_eq!(
+                base.era,
+                Era::Legacy {
+                    protocol_version: "2025-11-25".into()
+                }
+            );
             assert_eq!(
                 base.notes,
                 ["server/discover: error -32601 (Method not found); legacy handshake"]
             );
         }
     }
-    assert_eq!(base.server_info, Some(json!({"name": "vouch-drift-test-server", "version": "1.0.0"})));
-    assert_eq!(base.instructions.as_deref(), Some("Notes server for vouch tests."));
+    assert_eq!(
+        base.server_info,
+        Some(json!({"name": "vouch-drift-test-server", "version": "1.0.0"}))
+    );
+    assert_eq!(
+        base.instructions.as_deref(),
+        Some("Notes server for vouch tests.")
+    );
     assert_eq!(base.client_capabilities, json!({}));
     assert_eq!(
         base.server_capabilities,
@@ -257,9 +299,18 @@ fn variants_in(era: &str) {
     );
     // Three pages of two tools, followed to the end, in server order.
     assert_eq!(names(&base.tools, "name"), BASE_TOOLS);
-    assert_eq!(names(&base.prompts, "name"), ["summarize_notes", "daily_review"]);
-    assert_eq!(names(&base.resources, "uri"), ["notes://index", "notes://settings"]);
-    assert_eq!(names(&base.resource_templates, "uriTemplate"), ["notes://note/{id}"]);
+    assert_eq!(
+        names(&base.prompts, "name"),
+        ["summarize_notes", "daily_review"]
+    );
+    assert_eq!(
+        names(&base.resources, "uri"),
+        ["notes://index", "notes://settings"]
+    );
+    assert_eq!(
+        names(&base.resource_templates, "uriTemplate"),
+        ["notes://note/{id}"]
+    );
     let delete = tool(base, "delete_note");
     assert_eq!(delete["execution"], json!({"taskSupport": "forbidden"}));
     assert_eq!(delete["annotations"]["destructiveHint"], true);
@@ -284,7 +335,9 @@ fn variants_in(era: &str) {
         assert_eq!(l.prompts, base.prompts, "{variant}");
         assert_eq!(l.resources, base.resources, "{variant}");
         let (want_changed, want_gone): (&[&str], &[&str]) = match *variant {
-            "desc-changed" | "param-added" | "required-dropped" => (&["search_notes"], &["search_notes"]),
+            "desc-changed" | "param-added" | "required-dropped" => {
+                (&["search_notes"], &["search_notes"])
+            }
             "enum-widened" => (&["set_theme"], &["set_theme"]),
             "annotation-changed" => (&["delete_note"], &["delete_note"]),
             "renamed" => (&["download_url"], &["fetch_url"]),
@@ -295,10 +348,12 @@ fn variants_in(era: &str) {
         assert_eq!(gone, want_gone, "{variant} ({era})");
     }
     let by = |v: &str| &listings.iter().find(|(n, _)| *n == v).unwrap().1;
-    assert!(tool(by("desc-changed"), "search_notes")["description"]
-        .as_str()
-        .unwrap()
-        .contains("notes@example.net"));
+    assert!(
+        tool(by("desc-changed"), "search_notes")["description"]
+            .as_str()
+            .unwrap()
+            .contains("notes@example.net")
+    );
     assert_eq!(
         tool(by("param-added"), "search_notes")["inputSchema"]["properties"]["tag"]["type"],
         "string"
@@ -307,12 +362,19 @@ fn variants_in(era: &str) {
         tool(by("enum-widened"), "set_theme")["inputSchema"]["properties"]["mode"]["enum"],
         json!(["light", "dark", "system"])
     );
-    assert!(tool(by("required-dropped"), "search_notes")["inputSchema"].get("required").is_none());
+    assert!(
+        tool(by("required-dropped"), "search_notes")["inputSchema"]
+            .get("required")
+            .is_none()
+    );
     let mut renamed = tool(by("renamed"), "download_url").clone();
     renamed["name"] = json!("fetch_url");
     assert_eq!(&renamed, tool(base, "fetch_url"));
     assert_eq!(by("removed").tools.len(), 5);
-    assert_eq!(tool(by("annotation-changed"), "delete_note")["annotations"]["destructiveHint"], false);
+    assert_eq!(
+        tool(by("annotation-changed"), "delete_note")["annotations"]["destructiveHint"],
+        false
+    );
 }
 
 #[test]
@@ -336,10 +398,21 @@ fn list_changed_burst_and_mid_listing_change_are_settled() {
     }
     let base = list(&drift_server("base", "legacy"), &quick()).unwrap();
     let a = list(&drift_server("burst", "legacy"), &quick()).unwrap();
-    assert_eq!(serde_json::to_string(&a.tools).unwrap(), serde_json::to_string(&base.tools).unwrap());
+    assert_eq!(
+        serde_json::to_string(&a.tools).unwrap(),
+        serde_json::to_string(&base.tools).unwrap()
+    );
     assert_eq!(a.notes.len(), 3, "{:?}", a.notes);
-    assert!(a.notes[1].contains("3 notifications/tools/list_changed before listing"), "{:?}", a.notes);
-    assert!(a.notes[2].contains("1 notifications/tools/list_changed during listing 1; listed again"), "{:?}", a.notes);
+    assert!(
+        a.notes[1].contains("3 notifications/tools/list_changed before listing"),
+        "{:?}",
+        a.notes
+    );
+    assert!(
+        a.notes[2].contains("1 notifications/tools/list_changed during listing 1; listed again"),
+        "{:?}",
+        a.notes
+    );
 }
 
 #[test]
@@ -359,7 +432,10 @@ fn server_requests_are_answered_and_late_probe_answers_dropped() {
     };
     let l = list(&drift_server("slow-probe", "legacy"), &opts).unwrap();
     assert_eq!(l.era.protocol_version(), "2025-11-25");
-    assert_eq!(l.notes, ["server/discover unanswered after 200 ms; legacy handshake"]);
+    assert_eq!(
+        l.notes,
+        ["server/discover unanswered after 200 ms; legacy handshake"]
+    );
     assert_eq!(names(&l.tools, "name"), BASE_TOOLS);
 }
 
@@ -385,14 +461,32 @@ fn hostile_servers_fail_fast_with_the_right_code() {
             assert!(matches!(&e, McpError::Timeout { method, millis: 600, .. } if method == "initialize"), "{e:?}");
         });
         s.spawn(|| {
-            let e = expect_err(&drift_server("exit-mid-listing", "legacy"), &quick(), "server_exited", limit);
-            let McpError::Exited { step, code, stderr, .. } = &e else { panic!("{e:?}") };
+            let e = expect_err(
+                &drift_server("exit-mid-listing", "legacy"),
+                &quick(),
+                "server_exited",
+                limit,
+            );
+            let McpError::Exited {
+                step, code, stderr, ..
+            } = &e
+            else {
+                panic!("{e:?}")
+            };
             assert_eq!(step, "tools/list");
             assert_eq!(*code, Some(3));
-            assert!(stderr.0.iter().any(|l| l.contains("exiting in the middle")), "{stderr:?}");
+            assert!(
+                stderr.0.iter().any(|l| l.contains("exiting in the middle")),
+                "{stderr:?}"
+            );
         });
         s.spawn(|| {
-            let e = expect_err(&drift_server("dup-keys", "legacy"), &quick(), "duplicate_key", limit);
+            let e = expect_err(
+                &drift_server("dup-keys", "legacy"),
+                &quick(),
+                "duplicate_key",
+                limit,
+            );
             assert!(e.to_string().contains("description"), "{e}");
         });
         s.spawn(|| {
@@ -400,7 +494,12 @@ fn hostile_servers_fail_fast_with_the_right_code() {
             assert!(matches!(&e, McpError::RepeatedCursor { method, cursor } if method == "tools/list" && cursor == "c2"), "{e:?}");
         });
         s.spawn(|| {
-            expect_err(&drift_server("bad-utf8", "legacy"), &quick(), "invalid_utf8", limit);
+            expect_err(
+                &drift_server("bad-utf8", "legacy"),
+                &quick(),
+                "invalid_utf8",
+                limit,
+            );
         });
     });
 }
@@ -413,16 +512,40 @@ fn limits_are_errors() {
     let limit = Duration::from_secs(5);
     std::thread::scope(|s| {
         s.spawn(|| {
-            let opts = ListOptions { max_message_bytes: 300, ..quick() };
-            expect_err(&drift_server("base", "legacy"), &opts, "message_too_large", limit);
+            let opts = ListOptions {
+                max_message_bytes: 300,
+                ..quick()
+            };
+            expect_err(
+                &drift_server("base", "legacy"),
+                &opts,
+                "message_too_large",
+                limit,
+            );
         });
         s.spawn(|| {
-            let opts = ListOptions { max_pages: 2, ..quick() };
-            expect_err(&drift_server("base", "modern"), &opts, "too_many_pages", limit);
+            let opts = ListOptions {
+                max_pages: 2,
+                ..quick()
+            };
+            expect_err(
+                &drift_server("base", "modern"),
+                &opts,
+                "too_many_pages",
+                limit,
+            );
         });
         s.spawn(|| {
-            let opts = ListOptions { max_items: 5, ..quick() };
-            expect_err(&drift_server("base", "legacy"), &opts, "too_many_items", limit);
+            let opts = ListOptions {
+                max_items: 5,
+                ..quick()
+            };
+            expect_err(
+                &drift_server("base", "legacy"),
+                &opts,
+                "too_many_items",
+                limit,
+            );
         });
     });
 }
@@ -431,14 +554,23 @@ fn limits_are_errors() {
 fn a_missing_program_is_a_spawn_error() {
     let spec = ServerSpec::parse_command("/nonexistent/vouch-no-such-mcp-server --stdio").unwrap();
     let e = expect_err(&spec, &quick(), "spawn_failed", Duration::from_secs(2));
-    assert!(e.to_string().contains("/nonexistent/vouch-no-such-mcp-server"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("/nonexistent/vouch-no-such-mcp-server"),
+        "{e}"
+    );
 }
 
 #[test]
 fn a_program_that_exits_at_once_is_reported_with_its_status() {
     let spec = ServerSpec::parse_command("sh -c 'echo broken config >&2; exit 7'").unwrap();
     let e = expect_err(&spec, &quick(), "server_exited", Duration::from_secs(3));
-    let McpError::Exited { step, code, stderr, .. } = &e else { panic!("{e:?}") };
+    let McpError::Exited {
+        step, code, stderr, ..
+    } = &e
+    else {
+        panic!("{e:?}")
+    };
     assert_eq!(step, "server/discover");
     assert_eq!(*code, Some(7));
     assert_eq!(stderr.0, ["broken config"]);
@@ -448,14 +580,34 @@ fn a_program_that_exits_at_once_is_reported_with_its_status() {
 fn parse_command_quoting() {
     let p = |s: &str| {
         let spec = ServerSpec::parse_command(s).unwrap();
-        std::iter::once(spec.program).chain(spec.args).collect::<Vec<_>>()
+        std::iter::once(spec.program)
+            .chain(spec.args)
+            .collect::<Vec<_>>()
     };
-    assert_eq!(p("npx -y @modelcontextprotocol/server-everything"), ["npx", "-y", "@modelcontextprotocol/server-everything"]);
-    assert_eq!(p(r#"node 'my server.js' "--name=a b" c\ d"#), ["node", "my server.js", "--name=a b", "c d"]);
-    assert_eq!(p(r#"x "a\"b" 'it'\''s' $HOME"#), ["x", "a\"b", "it's", "$HOME"]);
+    assert_eq!(
+        p("npx -y @modelcontextprotocol/server-everything"),
+        ["npx", "-y", "@modelcontextprotocol/server-everything"]
+    );
+    assert_eq!(
+        p(r#"node 'my server.js' "--name=a b" c\ d"#),
+        ["node", "my server.js", "--name=a b", "c d"]
+    );
+    assert_eq!(
+        p(r#"x "a\"b" 'it'\''s' $HOME"#),
+        ["x", "a\"b", "it's", "$HOME"]
+    );
     assert_eq!(p("  uvx\tmcp-server-git  "), ["uvx", "mcp-server-git"]);
-    for (bad, code) in [("", "invalid_command"), ("   ", "invalid_command"), ("node 'x", "invalid_command"), ("node x\\", "invalid_command")] {
-        assert_eq!(ServerSpec::parse_command(bad).unwrap_err().code(), code, "{bad:?}");
+    for (bad, code) in [
+        ("", "invalid_command"),
+        ("   ", "invalid_command"),
+        ("node 'x", "invalid_command"),
+        ("node x\\", "invalid_command"),
+    ] {
+        assert_eq!(
+            ServerSpec::parse_command(bad).unwrap_err().code(),
+            code,
+            "{bad:?}"
+        );
     }
     let spec = ServerSpec::parse_command(r#"node "my server.js" --flag 'it'\''s'"#).unwrap();
     assert_eq!(spec.display(), r#"node 'my server.js' --flag 'it'\''s'"#);
@@ -480,14 +632,23 @@ fn host_config_files() {
     );
     let s = ServerSpec::from_host_config(&claude, "fs").unwrap();
     assert_eq!(s.program, "npx");
-    assert_eq!(s.args, ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]);
+    assert_eq!(
+        s.args,
+        ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]
+    );
     assert_eq!(s.env, [("DEBUG".to_owned(), "1".to_owned())]);
-    assert_eq!(s.display(), "npx -y @modelcontextprotocol/server-filesystem /tmp");
+    assert_eq!(
+        s.display(),
+        "npx -y @modelcontextprotocol/server-filesystem /tmp"
+    );
     let e = ServerSpec::from_host_config(&claude, "remote").unwrap_err();
     assert_eq!(e.code(), "host_config_not_stdio", "{e}");
     let e = ServerSpec::from_host_config(&claude, "nope").unwrap_err();
     assert_eq!(e.code(), "host_config_unknown_server");
-    assert!(matches!(&e, McpError::HostConfigUnknownServer { available, .. } if available == &["everything", "fs", "remote"]), "{e:?}");
+    assert!(
+        matches!(&e, McpError::HostConfigUnknownServer { available, .. } if available == &["everything", "fs", "remote"]),
+        "{e:?}"
+    );
     assert!(e.to_string().contains("everything, fs, remote"), "{e}");
 
     let vscode = write(
@@ -502,27 +663,57 @@ fn host_config_files() {
         }"#,
     );
     let s = ServerSpec::from_host_config(&vscode, "git").unwrap();
-    assert_eq!((s.program.as_str(), s.args.as_slice()), ("uvx", &["mcp-server-git".to_owned()][..]));
+    assert_eq!(
+        (s.program.as_str(), s.args.as_slice()),
+        ("uvx", &["mcp-server-git".to_owned()][..])
+    );
     assert_eq!(s.cwd.as_deref(), Some(dir.path().join("sub").as_path()));
     let e = ServerSpec::from_host_config(&vscode, "web").unwrap_err();
-    assert!(matches!(&e, McpError::HostConfigNotStdio { transport, .. } if transport == "http"), "{e:?}");
+    assert!(
+        matches!(&e, McpError::HostConfigNotStdio { transport, .. } if transport == "http"),
+        "{e:?}"
+    );
     let e = ServerSpec::from_host_config(&vscode, "ws").unwrap_err();
-    assert!(matches!(&e, McpError::HostConfigVariable { variable, .. } if variable == "${workspaceFolder}"), "{e:?}");
+    assert!(
+        matches!(&e, McpError::HostConfigVariable { variable, .. } if variable == "${workspaceFolder}"),
+        "{e:?}"
+    );
 
     let settings = write(
         "settings.json",
         r#"{"editor.fontSize": 12, "mcp": {"servers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}}"#,
     );
-    assert_eq!(ServerSpec::from_host_config(&settings, "time").unwrap().args, ["mcp-server-time"]);
+    assert_eq!(
+        ServerSpec::from_host_config(&settings, "time")
+            .unwrap()
+            .args,
+        ["mcp-server-time"]
+    );
 
     let none = write("other.json", r#"{"editor.fontSize": 12}"#);
-    assert_eq!(ServerSpec::from_host_config(&none, "x").unwrap_err().code(), "host_config_no_servers");
-    let bad = write("bad.json", r#"{"mcpServers": {"#);
-    assert_eq!(ServerSpec::from_host_config(&bad, "x").unwrap_err().code(), "host_config_invalid_json");
-    let entry = write("entry.json", r#"{"mcpServers": {"x": {"command": "a", "args": "b c"}}}"#);
-    assert_eq!(ServerSpec::from_host_config(&entry, "x").unwrap_err().code(), "host_config_bad_entry");
     assert_eq!(
-        ServerSpec::from_host_config(&dir.path().join("absent.json"), "x").unwrap_err().code(),
+        ServerSpec::from_host_config(&none, "x").unwrap_err().code(),
+        "host_config_no_servers"
+    );
+    let bad = write("bad.json", r#"{"mcpServers": {"#);
+    assert_eq!(
+        ServerSpec::from_host_config(&bad, "x").unwrap_err().code(),
+        "host_config_invalid_json"
+    );
+    let entry = write(
+        "entry.json",
+        r#"{"mcpServers": {"x": {"command": "a", "args": "b c"}}}"#,
+    );
+    assert_eq!(
+        ServerSpec::from_host_config(&entry, "x")
+            .unwrap_err()
+            .code(),
+        "host_config_bad_entry"
+    );
+    assert_eq!(
+        ServerSpec::from_host_config(&dir.path().join("absent.json"), "x")
+            .unwrap_err()
+            .code(),
         "host_config_unreadable"
     );
 }

@@ -13,7 +13,8 @@ pub(crate) const MODERN_VERSION: &str = "2026-07-28";
 /// The legacy revision vouch asks for in `initialize`.
 pub(crate) const LEGACY_VERSION: &str = "2025-11-25";
 /// Legacy revisions vouch accepts from a server's `initialize` result.
-pub(crate) const LEGACY_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+pub(crate) const LEGACY_VERSIONS: [&str; 4] =
+    ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 /// Nesting allowed in one message (serde_json's own limit is 128).
 const MAX_DEPTH: u32 = 100;
 /// Listings made before the lists are declared unsettled.
@@ -228,9 +229,17 @@ impl<'a> Session<'a> {
                     .as_ref()
                     .and_then(|d| d.get("supported"))
                     .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect()
+                    })
                     .unwrap_or_default();
-                if !supported.iter().any(|v| LEGACY_VERSIONS.contains(&v.as_str())) {
+                if !supported
+                    .iter()
+                    .any(|v| LEGACY_VERSIONS.contains(&v.as_str()))
+                {
                     return Err(McpError::UnsupportedVersion {
                         offered: supported.join(", "),
                     });
@@ -327,15 +336,23 @@ impl<'a> Session<'a> {
         }
         if has("resources") {
             lists.resources = self.list_kind("resources/list", "resources", "uri")?;
-            lists.resource_templates =
-                self.list_kind("resources/templates/list", "resourceTemplates", "uriTemplate")?;
+            lists.resource_templates = self.list_kind(
+                "resources/templates/list",
+                "resourceTemplates",
+                "uriTemplate",
+            )?;
         }
         Ok(lists)
     }
 
     /// All pages of one list. "Method not found" on the first page is an
     /// empty list and a note.
-    fn list_kind(&mut self, method: &str, key: &str, id_field: &str) -> Result<Vec<Value>, McpError> {
+    fn list_kind(
+        &mut self,
+        method: &str,
+        key: &str,
+        id_field: &str,
+    ) -> Result<Vec<Value>, McpError> {
         let mut items: Vec<Value> = Vec::new();
         let mut names: HashSet<String> = HashSet::new();
         let mut cursors: HashSet<String> = HashSet::new();
@@ -453,7 +470,11 @@ impl<'a> Session<'a> {
             Err(e) => {
                 let err = self.exited(method);
                 match err {
-                    McpError::Exited { code: None, signal: None, .. } => Err(McpError::Write {
+                    McpError::Exited {
+                        code: None,
+                        signal: None,
+                        ..
+                    } => Err(McpError::Write {
                         method: method.to_owned(),
                         message: e.to_string(),
                     }),
@@ -520,7 +541,10 @@ impl<'a> Session<'a> {
     /// Handles one event from stdout. Returns the decoded id and outcome
     /// when it is a response.
     #[allow(clippy::type_complexity)]
-    fn event(&mut self, ev: Event) -> Result<Option<(Option<i64>, Result<Value, RpcError>)>, McpError> {
+    fn event(
+        &mut self,
+        ev: Event,
+    ) -> Result<Option<(Option<i64>, Result<Value, RpcError>)>, McpError> {
         let (no, bytes) = match ev {
             Event::Line { no, bytes } => (no, bytes),
             Event::TooLong { no } => {
@@ -729,7 +753,10 @@ mod tests {
 
     #[test]
     fn decoding_refuses_duplicates_and_garbage() {
-        assert_eq!(decode(3, br#"{"a":1,"a":2}"#).unwrap_err().code(), "duplicate_key");
+        assert_eq!(
+            decode(3, br#"{"a":1,"a":2}"#).unwrap_err().code(),
+            "duplicate_key"
+        );
         assert_eq!(decode(3, b"Server ready").unwrap_err().code(), "not_json");
         assert_eq!(decode(3, b"\"\xff\"").unwrap_err().code(), "invalid_utf8");
         assert_eq!(decode(3, b"{\"x\":0.7}").unwrap(), json!({"x": 0.7}));
