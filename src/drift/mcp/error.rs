@@ -264,14 +264,12 @@ pub(crate) fn excerpt(bytes: &[u8]) -> String {
     const MAX: usize = 60;
     let text = String::from_utf8_lossy(bytes);
     let mut out = String::new();
-    let mut count = 0;
-    for c in text.chars() {
+    for (count, c) in text.chars().enumerate() {
         if count == MAX {
             out.push('…');
             break;
         }
         out.extend(c.escape_debug());
-        count += 1;
     }
     out
 }
