@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Node peers vouch's tests run against (tests/peers/*/, pinned
-# by their committed package-lock.json): today the offline Sigstore bundle
+# by their committed package-lock.json): the offline Sigstore bundle
 # verifier in tests/peers/sigstore (@sigstore/verify), used by
-# tests/sigstore_export.rs. Idempotent: runs `npm ci` only when
+# tests/sigstore_export.rs, and the MCP servers in tests/peers/mcp, used by
+# tests/drift_mcp_client.rs. Idempotent: runs `npm ci` only when
 # node_modules is missing or was installed from another lock file.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

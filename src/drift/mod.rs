@@ -6,6 +6,7 @@ pub mod change;
 pub mod dirdiff;
 pub mod entry;
 pub mod error;
+pub mod mcp;
 pub mod mtree;
 pub mod record;
 pub mod rules;
