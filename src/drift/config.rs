@@ -303,10 +303,12 @@ fn offset_of(text: &str, line: usize, byte_column: usize) -> usize {
 // ---------------------------------------------------------------- JSON
 
 fn parse_json(text: &str) -> Result<Value, ConfigError> {
+    let mut syntax_offset = None;
     match jcs::check_exact(text.as_bytes(), MAX_DEPTH) {
         Ok(()) => {}
-        Err(InexactJson::Syntax { .. }) => {
+        Err(InexactJson::Syntax { offset }) => {
             // serde_json says what and where; fall through to it.
+            syntax_offset = Some(offset);
         }
         Err(InexactJson::TooDeep { offset, max }) => {
             return Err(ConfigError::TooDeep {
@@ -338,7 +340,7 @@ fn parse_json(text: &str) -> Result<Value, ConfigError> {
             });
         }
     }
-    serde_json::from_str(text).map_err(|e| {
+    let value: Value = serde_json::from_str(text).map_err(|e| {
         let p = position_of(text, offset_of(text, e.line(), e.column()));
         ConfigError::Syntax {
             format: Format::Json,
@@ -346,7 +348,19 @@ fn parse_json(text: &str) -> Result<Value, ConfigError> {
             column: p.column,
             detail: e.to_string(),
         }
-    })
+    })?;
+    if let Some(offset) = syntax_offset {
+        // The checker refused what serde_json took: refuse it too, since
+        // the duplicate and number checks did not run.
+        let p = position_of(text, offset);
+        return Err(ConfigError::Syntax {
+            format: Format::Json,
+            line: p.line,
+            column: p.column,
+            detail: "not RFC 8259 JSON".to_owned(),
+        });
+    }
+    Ok(value)
 }
 
 fn json_path_pointer(path: &jcs::JsonPath) -> String {

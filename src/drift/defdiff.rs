@@ -551,8 +551,8 @@ fn field(change: &Change, severity: Severity, reason: &'static str, words: bool)
 
 /// The rated field changes from one definition to the next.
 fn fields(kind: ItemKind, before: &Value, after: &Value) -> Vec<FieldChange> {
+    // A truncated diff ends in a change at "": `definition_replaced`.
     let changes = jsondiff::diff(before, after);
-    let truncated = jsondiff::is_truncated(&changes);
     let mut out: Vec<FieldChange> = Vec::new();
     // Schema keyword units already reported (pointer of the keyword).
     let mut units: BTreeMap<String, ()> = BTreeMap::new();
@@ -562,9 +562,6 @@ fn fields(kind: ItemKind, before: &Value, after: &Value) -> Vec<FieldChange> {
             out.push(field(change, Severity::High, "definition_replaced", false));
             continue;
         };
-        if truncated && change.pointer.is_empty() {
-            continue;
-        }
         let first = first.as_str();
         let schema_field =
             kind == ItemKind::Tool && matches!(first, "inputSchema" | "outputSchema");
@@ -601,9 +598,6 @@ fn fields(kind: ItemKind, before: &Value, after: &Value) -> Vec<FieldChange> {
             _ => (Severity::Medium, "field_changed", false),
         };
         out.push(field(change, severity, reason, words));
-    }
-    if truncated && let Some(last) = changes.last() {
-        out.push(field(last, Severity::High, "definition_replaced", false));
     }
     out
 }
@@ -655,7 +649,6 @@ fn is_open_schema(v: &Value) -> bool {
     v == &Value::Bool(true) || v.as_object().is_some_and(|m| m.is_empty())
 }
 
-#[allow(clippy::too_many_arguments)]
 fn schema_change(
     before: &Value,
     after: &Value,
@@ -738,7 +731,7 @@ fn schema_change(
                 before: at(before, &pointer),
                 after: at(after, &pointer),
             };
-            let (severity, reason, words) = keyword_rule(&keyword, &unit, &schema == root);
+            let (severity, reason, words) = keyword_rule(&keyword, &unit);
             out.push(field(&unit, severity, reason, words));
         }
     }
@@ -752,12 +745,10 @@ fn change_op(before: bool, after: bool) -> Op {
     }
 }
 
-fn keyword_rule(keyword: &str, c: &Change, at_root: bool) -> (Severity, &'static str, bool) {
+fn keyword_rule(keyword: &str, c: &Change) -> (Severity, &'static str, bool) {
     use Severity::{High, Low, Medium};
     let (b, a) = (c.before.as_ref(), c.after.as_ref());
     match keyword {
-        "description" if at_root => (High, "schema_description_changed", true),
-        "title" if at_root => (High, "schema_title_changed", true),
         "description" => (High, "schema_description_changed", true),
         "title" => (High, "schema_title_changed", true),
         "enum" => match (b.and_then(Value::as_array), a.and_then(Value::as_array)) {
@@ -1138,7 +1129,13 @@ mod tests {
 
     #[test]
     fn type_broadened_and_constraints_relaxed_are_high() {
-        let cases: Vec<(Box<dyn Fn(&mut Value)>, &str, &str, Severity)> = vec![
+        type Case = (
+            Box<dyn Fn(&mut Value)>,
+            &'static str,
+            &'static str,
+            Severity,
+        );
+        let cases: Vec<Case> = vec![
             (
                 Box::new(|t| {
                     t["inputSchema"]["properties"]["path"]["type"] = json!(["string", "null"])
@@ -1496,7 +1493,7 @@ mod tests {
             for b in &odd {
                 for kind in [ItemKind::Tool, ItemKind::Prompt, ItemKind::Resource] {
                     let _ = diff_items(kind, std::slice::from_ref(a), std::slice::from_ref(b));
-                    let _ = serde_json::to_string(&diff_items(kind, &[a.clone()], &[]));
+                    let _ = serde_json::to_string(&diff_items(kind, std::slice::from_ref(a), &[]));
                 }
             }
         }
@@ -1506,6 +1503,22 @@ mod tests {
             &[json!({"name": "t", "inputSchema": []})],
         );
         assert_eq!(one(&c).fields[0].severity, Severity::Medium);
+    }
+
+    #[test]
+    fn truncated_field_list_ends_in_definition_replaced() {
+        let n = jsondiff::MAX_CHANGES as u64 + 3;
+        let before = vec![json!({"name": "t", "x": (0..n).collect::<Vec<_>>()})];
+        let after = vec![json!({"name": "t", "x": (1..n + 1).collect::<Vec<_>>()})];
+        let d = diff_items(ItemKind::Tool, &before, &after);
+        let c = one(&d);
+        assert_eq!(c.fields.len(), jsondiff::MAX_CHANGES + 1);
+        let last = c.fields.last().unwrap();
+        assert_eq!(
+            (last.pointer.as_str(), last.reason),
+            ("", "definition_replaced")
+        );
+        assert_eq!(c.severity, Severity::High);
     }
 
     #[test]
