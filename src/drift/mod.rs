@@ -3,9 +3,12 @@
 //! acceptance and recorded check in the signed chain.
 
 pub mod change;
+pub mod config;
+pub mod defdiff;
 pub mod dirdiff;
 pub mod entry;
 pub mod error;
+pub mod jsondiff;
 pub mod mcp;
 pub mod mtree;
 pub mod record;

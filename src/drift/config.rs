@@ -1,0 +1,1340 @@
+//! Structured configuration (JSON, YAML, TOML) as one JSON value, and its
+//! RFC 8785 bytes: what drift hashes and diffs for a config target.
+//!
+//! Two files are the same configuration exactly when [`canonical`] gives the
+//! same bytes: formatting, comments, key order, quoting style, YAML flow vs
+//! block style and TOML inline vs standard tables do not count, and the same
+//! data written in JSON, YAML or TOML gives the same bytes. A drift tool must
+//! never call two different values equal, so [`parse`] refuses, rather than
+//! rounds or drops, everything that has no exact JSON form.
+//!
+//! # What [`parse`] refuses (each a [`ConfigError`] with a stable code)
+//!
+//! | Input | Code | Where |
+//! |---|---|---|
+//! | more than [`MAX_INPUT`] bytes | `too_large` | |
+//! | not UTF-8 | `invalid_utf8` | byte offset |
+//! | not the format's syntax (TOML's own duplicate-key refusal included) | `invalid_syntax` (`duplicate_key` for TOML duplicates) | line, column |
+//! | a member name twice in one object (JSON: serde_json would keep the last; YAML: refused by us, serde_yaml_ng's `Mapping` would too) | `duplicate_key` | line, column |
+//! | a YAML mapping key that is not a string (`1:`, `true:`, `~:`, `? [a]`) | `non_string_key` | line, column |
+//! | a YAML stream of more than one document | `multiple_documents` | |
+//! | a YAML local tag (`!secret x`, `!Ref y`): its meaning is the application's | `yaml_tag` | line, column |
+//! | a number RFC 8785 would write as another value (`9007199254740993`, `0.30000000000000000001`, YAML integers beyond 128 bits) or not at all (`1e400`) | `inexact_number` | line, column |
+//! | YAML `.nan`/`.inf`, TOML `nan`/`inf` | `not_finite` | line, column |
+//! | containers nested deeper than [`MAX_DEPTH`] (64, what `crate::jcs` writes) | `too_deep` | line, column where known |
+//! | YAML aliases expanding past [`max_yaml_values`] values, or past serde_yaml_ng's own repetition limit ("billion laughs") | `alias_expansion` | |
+//!
+//! Lines and columns are 1-based; columns count characters (Unicode scalar
+//! values) from the start of the line.
+//!
+//! # What is kept, and how
+//!
+//! * YAML: the core schema as serde_yaml_ng resolves it (`yes` is a string,
+//!   `0o17` is 15, `~` is null). Standard `!!` tags are applied as
+//!   serde_yaml_ng applies them (`!!str 1` is the string `"1"`; `!!binary`,
+//!   `!!timestamp` and other `!!` tags keep the scalar's text as a string).
+//!   Merge keys are not applied: `<<` is an ordinary member name. Aliases
+//!   are expanded (bounded, see above). An empty stream is `null`.
+//! * TOML: datetimes become their text as the `toml` crate writes it
+//!   (RFC 3339 `1979-05-27T07:32:00Z`; local dates and times as
+//!   `1979-05-27`, `07:32:00`): a string, indistinguishable from the same
+//!   text written as a string. Integers in any radix are their value.
+//! * A JSON text with a byte order mark is a syntax error (RFC 8259 §8.1).
+//!
+//! # Bounds
+//!
+//! The input is at most [`MAX_INPUT`] bytes (callers read it bounded);
+//! nesting is at most [`MAX_DEPTH`]; YAML alias expansion is bounded as
+//! above. Work is linear in the input (YAML: in the expanded values).
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess};
+use serde_json::{Map, Number, Value};
+
+use crate::jcs::{self, CanonicalizeError, InexactJson};
+
+/// Inputs longer than this are refused (`too_large`).
+pub const MAX_INPUT: usize = 64 << 20;
+
+/// Nesting limit (the top-level container is depth 1): that of the RFC 8785
+/// writer, so that every parsed value has canonical bytes.
+pub const MAX_DEPTH: u32 = jcs::DEFAULT_MAX_DEPTH;
+
+/// How many values (scalars and containers, counted after alias expansion)
+/// a YAML input of `len` bytes may produce: 2 per input byte plus 2^20.
+/// Without aliases a document produces fewer values than it has bytes.
+pub fn max_yaml_values(len: usize) -> usize {
+    len.saturating_mul(2).saturating_add(1 << 20)
+}
+
+/// A configuration file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Json,
+    Yaml,
+    Toml,
+}
+
+impl Format {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::Yaml => "yaml",
+            Format::Toml => "toml",
+        }
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The format named by the extension of `path` (`.json`, `.yaml`, `.yml`,
+/// `.toml`, any case), else `None`.
+pub fn detect(path: &Path) -> Option<Format> {
+    let ext = path.extension()?.to_str()?;
+    if ext.eq_ignore_ascii_case("json") {
+        Some(Format::Json)
+    } else if ext.eq_ignore_ascii_case("yaml") || ext.eq_ignore_ascii_case("yml") {
+        Some(Format::Yaml)
+    } else if ext.eq_ignore_ascii_case("toml") {
+        Some(Format::Toml)
+    } else {
+        None
+    }
+}
+
+/// A 1-based line and column (in characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Position {
+    pub line: usize,
+    pub column: usize,
+}
+
+impl std::fmt::Display for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {} column {}", self.line, self.column)
+    }
+}
+
+fn at(pos: &Option<Position>) -> String {
+    match pos {
+        Some(p) => format!(" at {p}"),
+        None => String::new(),
+    }
+}
+
+/// Why a configuration file has no exact JSON value (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{len} bytes is more than the {max} a configuration file may have")]
+    TooLarge { len: usize, max: usize },
+    #[error("not UTF-8 (byte {offset})")]
+    InvalidUtf8 { offset: usize },
+    /// `detail` is the parser's own message, for people (not stable).
+    #[error("invalid {format} at line {line} column {column}: {detail}")]
+    Syntax {
+        format: Format,
+        line: usize,
+        column: usize,
+        detail: String,
+    },
+    /// `pointer` (RFC 6901) names the repeated member where known (not for
+    /// TOML, whose parser reports only the position).
+    #[error("{format}: member {} appears twice (line {line} column {column}): only one value would be kept, so it is refused", pointer.as_deref().unwrap_or("name"))]
+    DuplicateKey {
+        format: Format,
+        pointer: Option<String>,
+        line: usize,
+        column: usize,
+    },
+    #[error("yaml: mapping key at line {line} column {column} (under {pointer:?}) is not a string")]
+    NonStringKey {
+        pointer: String,
+        line: usize,
+        column: usize,
+    },
+    #[error("yaml: more than one document in the stream")]
+    MultipleDocuments,
+    #[error("yaml: local tag !{tag} at line {line} column {column} has no JSON meaning")]
+    Tag {
+        tag: String,
+        pointer: String,
+        line: usize,
+        column: usize,
+    },
+    /// `literal` as written (TOML: without `_` separators); the RFC 8785
+    /// form would be another value, or none (overflow).
+    #[error(
+        "{format}: number {literal} at {pointer:?}{} cannot be written exactly in RFC 8785 form",
+        at(position)
+    )]
+    InexactNumber {
+        format: Format,
+        pointer: String,
+        literal: String,
+        position: Option<Position>,
+    },
+    #[error(
+        "{format}: NaN or infinity at {pointer:?}{} has no JSON form",
+        at(position)
+    )]
+    NotFinite {
+        format: Format,
+        pointer: String,
+        position: Option<Position>,
+    },
+    #[error("{format}: nested deeper than {max} levels{}", at(position))]
+    TooDeep {
+        format: Format,
+        max: u32,
+        position: Option<Position>,
+    },
+    #[error("yaml: aliases expand to more than {max_values} values")]
+    AliasExpansion { max_values: usize },
+}
+
+impl ConfigError {
+    /// Stable snake_case reason code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ConfigError::TooLarge { .. } => "too_large",
+            ConfigError::InvalidUtf8 { .. } => "invalid_utf8",
+            ConfigError::Syntax { .. } => "invalid_syntax",
+            ConfigError::DuplicateKey { .. } => "duplicate_key",
+            ConfigError::NonStringKey { .. } => "non_string_key",
+            ConfigError::MultipleDocuments => "multiple_documents",
+            ConfigError::Tag { .. } => "yaml_tag",
+            ConfigError::InexactNumber { .. } => "inexact_number",
+            ConfigError::NotFinite { .. } => "not_finite",
+            ConfigError::TooDeep { .. } => "too_deep",
+            ConfigError::AliasExpansion { .. } => "alias_expansion",
+        }
+    }
+
+    /// Where in the input, when known.
+    pub fn position(&self) -> Option<Position> {
+        match self {
+            ConfigError::Syntax { line, column, .. }
+            | ConfigError::DuplicateKey { line, column, .. }
+            | ConfigError::NonStringKey { line, column, .. }
+            | ConfigError::Tag { line, column, .. } => Some(Position {
+                line: *line,
+                column: *column,
+            }),
+            ConfigError::InexactNumber { position, .. }
+            | ConfigError::NotFinite { position, .. }
+            | ConfigError::TooDeep { position, .. } => *position,
+            ConfigError::TooLarge { .. }
+            | ConfigError::InvalidUtf8 { .. }
+            | ConfigError::MultipleDocuments
+            | ConfigError::AliasExpansion { .. } => None,
+        }
+    }
+}
+
+/// Parses a configuration file into its JSON value (see the module docs for
+/// what is refused). Every value returned has [`canonical`] bytes.
+pub fn parse(bytes: &[u8], format: Format) -> Result<Value, ConfigError> {
+    if bytes.len() > MAX_INPUT {
+        return Err(ConfigError::TooLarge {
+            len: bytes.len(),
+            max: MAX_INPUT,
+        });
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| ConfigError::InvalidUtf8 {
+        offset: e.valid_up_to(),
+    })?;
+    match format {
+        Format::Json => parse_json(text),
+        Format::Yaml => parse_yaml(text),
+        Format::Toml => parse_toml(text),
+    }
+}
+
+/// The RFC 8785 bytes of `v` (via `crate::jcs`). Never fails for a value
+/// from [`parse`]; other values may hold integers with no exact RFC 8785
+/// form or nest too deep, and are refused rather than rounded.
+pub fn canonical(v: &Value) -> Result<Vec<u8>, CanonicalizeError> {
+    jcs::to_canonical_vec(v)
+}
+
+/// Line and column of byte `offset` in `text` (column in characters).
+fn position_of(text: &str, offset: usize) -> Position {
+    let bytes = text.as_bytes();
+    let offset = offset.min(bytes.len());
+    let before = &bytes[..offset];
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let column = bytes[line_start..offset]
+        .iter()
+        .filter(|&&b| b & 0xC0 != 0x80)
+        .count()
+        + 1;
+    Position { line, column }
+}
+
+/// Byte offset of a 1-based line and a 1-based *byte* column.
+fn offset_of(text: &str, line: usize, byte_column: usize) -> usize {
+    let mut start = 0;
+    if line > 1 {
+        let mut seen = 1;
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                seen += 1;
+                if seen == line {
+                    start = i + 1;
+                    break;
+                }
+            }
+        }
+    }
+    start.saturating_add(byte_column.saturating_sub(1))
+}
+
+// ---------------------------------------------------------------- JSON
+
+fn parse_json(text: &str) -> Result<Value, ConfigError> {
+    let mut syntax_offset = None;
+    match jcs::check_exact(text.as_bytes(), MAX_DEPTH) {
+        Ok(()) => {}
+        Err(InexactJson::Syntax { offset }) => {
+            // serde_json says what and where; fall through to it.
+            syntax_offset = Some(offset);
+        }
+        Err(InexactJson::TooDeep { offset, max }) => {
+            return Err(ConfigError::TooDeep {
+                format: Format::Json,
+                max,
+                position: Some(position_of(text, offset)),
+            });
+        }
+        Err(InexactJson::DuplicateKey { path, offset }) => {
+            let p = position_of(text, offset);
+            return Err(ConfigError::DuplicateKey {
+                format: Format::Json,
+                pointer: Some(json_path_pointer(&path)),
+                line: p.line,
+                column: p.column,
+            });
+        }
+        Err(InexactJson::InexactNumber {
+            path,
+            offset,
+            literal,
+            ..
+        }) => {
+            return Err(ConfigError::InexactNumber {
+                format: Format::Json,
+                pointer: json_path_pointer(&path),
+                literal,
+                position: Some(position_of(text, offset)),
+            });
+        }
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        let p = position_of(text, offset_of(text, e.line(), e.column()));
+        ConfigError::Syntax {
+            format: Format::Json,
+            line: e.line().max(1),
+            column: p.column,
+            detail: e.to_string(),
+        }
+    })?;
+    if let Some(offset) = syntax_offset {
+        // The checker refused what serde_json took: refuse it too, since
+        // the duplicate and number checks did not run.
+        let p = position_of(text, offset);
+        return Err(ConfigError::Syntax {
+            format: Format::Json,
+            line: p.line,
+            column: p.column,
+            detail: "not RFC 8259 JSON".to_owned(),
+        });
+    }
+    Ok(value)
+}
+
+fn json_path_pointer(path: &jcs::JsonPath) -> String {
+    let mut s = String::new();
+    for step in &path.0 {
+        match step {
+            jcs::PathStep::Member(m) => super::jsondiff::push_token(&mut s, m),
+            jcs::PathStep::Index(i) => {
+                s.push('/');
+                s.push_str(&i.to_string());
+            }
+        }
+    }
+    s
+}
+
+/// Checks a decimal literal (JSON, YAML or TOML spelling: optional sign,
+/// optional leading zeros, `.5`, `5.`) against RFC 8785's form of it.
+fn exact_literal(literal: &str) -> bool {
+    let s = literal.strip_prefix('+').unwrap_or(literal);
+    let (neg, s) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s),
+    };
+    let (mant, exp) = match s.find(['e', 'E']) {
+        Some(i) => (&s[..i], Some(&s[i + 1..])),
+        None => (s, None),
+    };
+    let (int, frac) = match mant.find('.') {
+        Some(i) => (&mant[..i], &mant[i + 1..]),
+        None => (mant, ""),
+    };
+    if int.is_empty() && frac.is_empty() {
+        return false;
+    }
+    let int = int.trim_start_matches('0');
+    let mut norm = String::with_capacity(literal.len() + 2);
+    if neg {
+        norm.push('-');
+    }
+    norm.push_str(if int.is_empty() { "0" } else { int });
+    if !frac.is_empty() {
+        norm.push('.');
+        norm.push_str(frac);
+    }
+    if let Some(exp) = exp {
+        norm.push('e');
+        norm.push_str(exp);
+    }
+    jcs::check_exact(norm.as_bytes(), 1).is_ok()
+}
+
+fn exact_integer(n: impl ToString) -> bool {
+    exact_literal(&n.to_string())
+}
+
+// ---------------------------------------------------------------- YAML
+
+/// What our visitor refused (the YAML error carries the position).
+enum YamlRefusal {
+    Duplicate(String),
+    NonStringKey(String),
+    Tag(String, String),
+    Inexact(String, String),
+    NotFinite(String),
+    TooDeep,
+    Expansion,
+}
+
+struct YamlState {
+    pointer: String,
+    values: usize,
+    max_values: usize,
+    floats: bool,
+    refusal: Option<YamlRefusal>,
+}
+
+impl YamlState {
+    fn refuse<E: de::Error>(&mut self, r: YamlRefusal) -> E {
+        self.refusal = Some(r);
+        E::custom("refused")
+    }
+}
+
+struct NodeSeed<'s> {
+    st: &'s mut YamlState,
+    depth: u32,
+}
+
+impl<'de> DeserializeSeed<'de> for NodeSeed<'_> {
+    type Value = Value;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(NodeVisitor {
+            st: self.st,
+            depth: self.depth,
+        })
+    }
+}
+
+struct NodeVisitor<'s> {
+    st: &'s mut YamlState,
+    depth: u32,
+}
+
+impl NodeVisitor<'_> {
+    fn count<E: de::Error>(&mut self) -> Result<(), E> {
+        self.st.values += 1;
+        if self.st.values > self.st.max_values {
+            return Err(self.st.refuse(YamlRefusal::Expansion));
+        }
+        Ok(())
+    }
+
+    fn int<E: de::Error>(&mut self, text: String, n: Option<Number>) -> Result<Value, E> {
+        self.count()?;
+        if !exact_integer(&text) {
+            let p = self.st.pointer.clone();
+            return Err(self.st.refuse(YamlRefusal::Inexact(p, text)));
+        }
+        match n {
+            Some(n) => Ok(Value::Number(n)),
+            // Exact and beyond 64 bits: a double holds it.
+            None => text
+                .parse::<f64>()
+                .ok()
+                .and_then(Number::from_f64)
+                .map(Value::Number)
+                .ok_or_else(|| {
+                    let p = self.st.pointer.clone();
+                    self.st.refuse(YamlRefusal::Inexact(p, text))
+                }),
+        }
+    }
+
+    fn container<E: de::Error>(&mut self) -> Result<u32, E> {
+        self.count()?;
+        let depth = self.depth + 1;
+        if depth > MAX_DEPTH {
+            return Err(self.st.refuse(YamlRefusal::TooDeep));
+        }
+        Ok(depth)
+    }
+}
+
+impl<'de> de::Visitor<'de> for NodeVisitor<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a YAML value")
+    }
+
+    fn visit_unit<E: de::Error>(mut self) -> Result<Value, E> {
+        self.count()?;
+        Ok(Value::Null)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Value, E> {
+        self.visit_unit()
+    }
+    fn visit_bool<E: de::Error>(mut self, v: bool) -> Result<Value, E> {
+        self.count()?;
+        Ok(Value::Bool(v))
+    }
+    fn visit_u64<E: de::Error>(mut self, v: u64) -> Result<Value, E> {
+        self.int(v.to_string(), Some(v.into()))
+    }
+    fn visit_i64<E: de::Error>(mut self, v: i64) -> Result<Value, E> {
+        self.int(v.to_string(), Some(v.into()))
+    }
+    fn visit_u128<E: de::Error>(mut self, v: u128) -> Result<Value, E> {
+        self.int(v.to_string(), u64::try_from(v).ok().map(Number::from))
+    }
+    fn visit_i128<E: de::Error>(mut self, v: i128) -> Result<Value, E> {
+        self.int(v.to_string(), i64::try_from(v).ok().map(Number::from))
+    }
+    fn visit_f64<E: de::Error>(mut self, v: f64) -> Result<Value, E> {
+        self.count()?;
+        match Number::from_f64(v) {
+            Some(n) if v.is_finite() => {
+                self.st.floats = true;
+                Ok(Value::Number(n))
+            }
+            _ => {
+                let p = self.st.pointer.clone();
+                Err(self.st.refuse(YamlRefusal::NotFinite(p)))
+            }
+        }
+    }
+    fn visit_str<E: de::Error>(mut self, v: &str) -> Result<Value, E> {
+        self.count()?;
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E: de::Error>(mut self, v: String) -> Result<Value, E> {
+        self.count()?;
+        Ok(Value::String(v))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<Value, A::Error> {
+        let depth = self.container()?;
+        let mut items = Vec::new();
+        loop {
+            let len = self.st.pointer.len();
+            self.st.pointer.push('/');
+            self.st.pointer.push_str(&items.len().to_string());
+            let item = seq.next_element_seed(NodeSeed {
+                st: &mut *self.st,
+                depth,
+            })?;
+            self.st.pointer.truncate(len);
+            match item {
+                Some(v) => items.push(v),
+                None => break,
+            }
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Value, A::Error> {
+        let depth = self.container()?;
+        let mut out = Map::new();
+        while let Some(key) = map.next_key_seed(KeySeed {
+            st: &mut *self.st,
+            seen: &out,
+        })? {
+            let len = self.st.pointer.len();
+            super::jsondiff::push_token(&mut self.st.pointer, &key);
+            let v = map.next_value_seed(NodeSeed {
+                st: &mut *self.st,
+                depth,
+            })?;
+            self.st.pointer.truncate(len);
+            out.insert(key, v);
+        }
+        Ok(Value::Object(out))
+    }
+
+    fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<Value, A::Error> {
+        let (tag, _variant): (String, _) = data.variant()?;
+        let p = self.st.pointer.clone();
+        Err(self.st.refuse(YamlRefusal::Tag(tag, p)))
+    }
+}
+
+/// A mapping key: a string not already in `seen` (refused inside the
+/// key's own deserialization, so that the error points at the key).
+struct KeySeed<'s, 'm> {
+    st: &'s mut YamlState,
+    seen: &'m Map<String, Value>,
+}
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_, '_> {
+    type Value = String;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+        d.deserialize_any(KeyVisitor {
+            st: self.st,
+            seen: self.seen,
+        })
+    }
+}
+
+struct KeyVisitor<'s, 'm> {
+    st: &'s mut YamlState,
+    seen: &'m Map<String, Value>,
+}
+
+impl KeyVisitor<'_, '_> {
+    fn not_string<E: de::Error>(self) -> E {
+        let p = self.st.pointer.clone();
+        self.st.refuse(YamlRefusal::NonStringKey(p))
+    }
+
+    fn key<E: de::Error>(self, key: String) -> Result<String, E> {
+        if self.seen.contains_key(&key) {
+            let mut p = self.st.pointer.clone();
+            super::jsondiff::push_token(&mut p, &key);
+            return Err(self.st.refuse(YamlRefusal::Duplicate(p)));
+        }
+        Ok(key)
+    }
+}
+
+impl<'de> de::Visitor<'de> for KeyVisitor<'_, '_> {
+    type Value = String;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a string key")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
+        self.key(v.to_owned())
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<String, E> {
+        self.key(v)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<String, E> {
+        Err(self.not_string())
+    }
+    fn visit_none<E: de::Error>(self) -> Result<String, E> {
+        Err(self.not_string())
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<String, E> {
+        Err(self.not_string())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<String, E> {
+        Err(self.not_string())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<String, E> {
+        Err(self.not_string())
+    }
+    fn visit_u128<E: de::Error>(self, _: u128) -> Result<String, E> {
+        Err(self.not_string())
+    }
+    fn visit_i128<E: de::Error>(self, _: i128) -> Result<String, E> {
+        Err(self.not_string())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<String, E> {
+        Err(self.not_string())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<String, A::Error> {
+        Err(self.not_string())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<String, A::Error> {
+        Err(self.not_string())
+    }
+    fn visit_enum<A: de::EnumAccess<'de>>(self, _: A) -> Result<String, A::Error> {
+        Err(self.not_string())
+    }
+}
+
+/// Second pass, only when the document has floats: reads each float's
+/// literal text (serde_yaml_ng hands out only the rounded `f64`) and
+/// refuses one whose RFC 8785 form would denote another value.
+struct LiteralSeed<'v, 's> {
+    shape: &'v Value,
+    st: &'s mut YamlState,
+}
+
+impl<'de> DeserializeSeed<'de> for LiteralSeed<'_, '_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        match self.shape {
+            Value::Number(n) if n.is_f64() => d.deserialize_str(FloatLiteral { st: self.st }),
+            Value::Array(items) => d.deserialize_seq(LiteralSeq { items, st: self.st }),
+            Value::Object(map) => d.deserialize_map(LiteralMap { map, st: self.st }),
+            _ => d.deserialize_ignored_any(IgnoredAny).map(drop),
+        }
+    }
+}
+
+/// Checks a float's text inside the scalar's own deserialization, so that
+/// the error points at the scalar.
+struct FloatLiteral<'s> {
+    st: &'s mut YamlState,
+}
+
+impl<'de> de::Visitor<'de> for FloatLiteral<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("the float of the first pass")
+    }
+    fn visit_str<E: de::Error>(self, literal: &str) -> Result<(), E> {
+        if exact_literal(literal) {
+            Ok(())
+        } else {
+            let p = self.st.pointer.clone();
+            Err(self.st.refuse(YamlRefusal::Inexact(p, literal.to_owned())))
+        }
+    }
+}
+
+struct LiteralSeq<'v, 's> {
+    items: &'v [Value],
+    st: &'s mut YamlState,
+}
+
+impl<'de> de::Visitor<'de> for LiteralSeq<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("the sequence of the first pass")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        for (i, shape) in self.items.iter().enumerate() {
+            let len = self.st.pointer.len();
+            self.st.pointer.push('/');
+            self.st.pointer.push_str(&i.to_string());
+            seq.next_element_seed(LiteralSeed {
+                shape,
+                st: &mut *self.st,
+            })?;
+            self.st.pointer.truncate(len);
+        }
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
+}
+
+struct LiteralMap<'v, 's> {
+    map: &'v Map<String, Value>,
+    st: &'s mut YamlState,
+}
+
+impl<'de> de::Visitor<'de> for LiteralMap<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("the mapping of the first pass")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<String>()? {
+            match self.map.get(&key) {
+                Some(shape) => {
+                    let len = self.st.pointer.len();
+                    super::jsondiff::push_token(&mut self.st.pointer, &key);
+                    map.next_value_seed(LiteralSeed {
+                        shape,
+                        st: &mut *self.st,
+                    })?;
+                    self.st.pointer.truncate(len);
+                }
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn parse_yaml(text: &str) -> Result<Value, ConfigError> {
+    let max_values = max_yaml_values(text.len());
+    let mut docs = serde_yaml_ng::Deserializer::from_str(text);
+    let Some(first) = docs.next() else {
+        return Ok(Value::Null);
+    };
+    let mut st = YamlState {
+        pointer: String::new(),
+        values: 0,
+        max_values,
+        floats: false,
+        refusal: None,
+    };
+    let value = NodeSeed {
+        st: &mut st,
+        depth: 0,
+    }
+    .deserialize(first)
+    .map_err(|e| yaml_error(e, &mut st))?;
+    if docs.next().is_some() {
+        return Err(ConfigError::MultipleDocuments);
+    }
+    if st.floats {
+        let mut docs = serde_yaml_ng::Deserializer::from_str(text);
+        if let Some(first) = docs.next() {
+            st.pointer.clear();
+            LiteralSeed {
+                shape: &value,
+                st: &mut st,
+            }
+            .deserialize(first)
+            .map_err(|e| yaml_error(e, &mut st))?;
+        }
+    }
+    Ok(value)
+}
+
+fn yaml_error(e: serde_yaml_ng::Error, st: &mut YamlState) -> ConfigError {
+    let position = e.location().map(|l| Position {
+        line: l.line(),
+        column: l.column(),
+    });
+    let (line, column) = position.map_or((1, 1), |p| (p.line, p.column));
+    match st.refusal.take() {
+        Some(YamlRefusal::Duplicate(pointer)) => ConfigError::DuplicateKey {
+            format: Format::Yaml,
+            pointer: Some(pointer),
+            line,
+            column,
+        },
+        Some(YamlRefusal::NonStringKey(pointer)) => ConfigError::NonStringKey {
+            pointer,
+            line,
+            column,
+        },
+        Some(YamlRefusal::Tag(tag, pointer)) => ConfigError::Tag {
+            tag,
+            pointer,
+            line,
+            column,
+        },
+        Some(YamlRefusal::Inexact(pointer, literal)) => ConfigError::InexactNumber {
+            format: Format::Yaml,
+            pointer,
+            literal,
+            position,
+        },
+        Some(YamlRefusal::NotFinite(pointer)) => ConfigError::NotFinite {
+            format: Format::Yaml,
+            pointer,
+            position,
+        },
+        Some(YamlRefusal::TooDeep) => ConfigError::TooDeep {
+            format: Format::Yaml,
+            max: MAX_DEPTH,
+            position,
+        },
+        Some(YamlRefusal::Expansion) => ConfigError::AliasExpansion {
+            max_values: st.max_values,
+        },
+        None => {
+            let detail = e.to_string();
+            // serde_yaml_ng has no error kinds; these two messages are its
+            // alias and nesting limits (pinned by tests).
+            if detail.starts_with("repetition limit exceeded") {
+                ConfigError::AliasExpansion {
+                    max_values: st.max_values,
+                }
+            } else if detail.starts_with("recursion limit exceeded") {
+                ConfigError::TooDeep {
+                    format: Format::Yaml,
+                    max: MAX_DEPTH,
+                    position,
+                }
+            } else {
+                ConfigError::Syntax {
+                    format: Format::Yaml,
+                    line,
+                    column,
+                    detail,
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- TOML
+
+fn parse_toml(text: &str) -> Result<Value, ConfigError> {
+    let table = toml::de::DeTable::parse(text).map_err(|e| {
+        let p = position_of(text, e.span().map_or(0, |s| s.start));
+        if e.message().starts_with("duplicate key") {
+            ConfigError::DuplicateKey {
+                format: Format::Toml,
+                pointer: None,
+                line: p.line,
+                column: p.column,
+            }
+        } else {
+            ConfigError::Syntax {
+                format: Format::Toml,
+                line: p.line,
+                column: p.column,
+                detail: e.message().to_owned(),
+            }
+        }
+    })?;
+    let mut pointer = String::new();
+    toml_table(text, table.get_ref(), &mut pointer, 1)
+}
+
+fn toml_table(
+    text: &str,
+    table: &toml::de::DeTable<'_>,
+    pointer: &mut String,
+    depth: u32,
+) -> Result<Value, ConfigError> {
+    let mut out = Map::new();
+    for (k, v) in table {
+        let len = pointer.len();
+        super::jsondiff::push_token(pointer, k.get_ref());
+        let value = toml_value(text, v, pointer, depth)?;
+        pointer.truncate(len);
+        out.insert(k.get_ref().to_string(), value);
+    }
+    Ok(Value::Object(out))
+}
+
+fn toml_value(
+    text: &str,
+    v: &toml::Spanned<toml::de::DeValue<'_>>,
+    pointer: &mut String,
+    depth: u32,
+) -> Result<Value, ConfigError> {
+    use toml::de::DeValue;
+    let position = || Some(position_of(text, v.span().start));
+    let inexact = |literal: String, pointer: &str| ConfigError::InexactNumber {
+        format: Format::Toml,
+        pointer: pointer.to_owned(),
+        literal,
+        position: position(),
+    };
+    Ok(match v.get_ref() {
+        DeValue::String(s) => Value::String(s.to_string()),
+        DeValue::Boolean(b) => Value::Bool(*b),
+        DeValue::Datetime(d) => Value::String(d.to_string()),
+        DeValue::Integer(i) => {
+            let digits = i.as_str();
+            let parsed = i128::from_str_radix(digits, i.radix()).ok();
+            match parsed {
+                Some(n) if exact_integer(n) => match (i64::try_from(n), u64::try_from(n)) {
+                    (Ok(x), _) => Value::from(x),
+                    (_, Ok(x)) => Value::from(x),
+                    _ => return Err(inexact(i.to_string(), pointer)),
+                },
+                _ => return Err(inexact(i.to_string(), pointer)),
+            }
+        }
+        DeValue::Float(f) => {
+            let literal = f.as_str();
+            let finite = literal.parse::<f64>().ok().filter(|x| x.is_finite());
+            let Some(x) = finite else {
+                if literal.contains("nan") || literal.contains("inf") {
+                    return Err(ConfigError::NotFinite {
+                        format: Format::Toml,
+                        pointer: pointer.clone(),
+                        position: position(),
+                    });
+                }
+                return Err(inexact(literal.to_owned(), pointer));
+            };
+            if !exact_literal(literal) {
+                return Err(inexact(literal.to_owned(), pointer));
+            }
+            match Number::from_f64(x) {
+                Some(n) => Value::Number(n),
+                None => return Err(inexact(literal.to_owned(), pointer)),
+            }
+        }
+        DeValue::Array(_) | DeValue::Table(_) if depth >= MAX_DEPTH => {
+            return Err(ConfigError::TooDeep {
+                format: Format::Toml,
+                max: MAX_DEPTH,
+                position: position(),
+            });
+        }
+        DeValue::Array(items) => {
+            let mut out = Vec::new();
+            for (k, item) in items.iter().enumerate() {
+                let len = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&k.to_string());
+                out.push(toml_value(text, item, pointer, depth + 1)?);
+                pointer.truncate(len);
+            }
+            Value::Array(out)
+        }
+        DeValue::Table(t) => toml_table(text, t, pointer, depth + 1)?,
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use crate::drift::jsondiff::{self, Op};
+    use serde_json::json;
+
+    fn ok(text: &str, format: Format) -> Value {
+        match parse(text.as_bytes(), format) {
+            Ok(v) => v,
+            Err(e) => panic!("{format}: {e} ({})", e.code()),
+        }
+    }
+
+    fn canon(text: &str, format: Format) -> String {
+        String::from_utf8(canonical(&ok(text, format)).unwrap()).unwrap()
+    }
+
+    fn err(text: &str, format: Format) -> ConfigError {
+        match parse(text.as_bytes(), format) {
+            Ok(v) => panic!("{format}: accepted as {v}"),
+            Err(e) => e,
+        }
+    }
+
+    fn pos(e: &ConfigError) -> (usize, usize) {
+        let p = e.position().unwrap_or_else(|| panic!("no position: {e}"));
+        (p.line, p.column)
+    }
+
+    const JSON: &str = r#"{"name": "svc", "port": 8080, "ratio": 0.5, "tags": ["a", "b"],
+        "db": {"host": "h", "tls": true, "pool": null}}"#;
+    const YAML: &str = "name: svc\nport: 8080\nratio: 0.5\ntags:\n  - a\n  - b\ndb:\n  host: h\n  tls: true\n  pool: ~\n";
+    const TOML: &str = "name = \"svc\"\nport = 8080\nratio = 0.5\ntags = [\"a\", \"b\"]\n[db]\nhost = \"h\"\ntls = true\n";
+    const CANON: &str = r#"{"db":{"host":"h","pool":null,"tls":true},"name":"svc","port":8080,"ratio":0.5,"tags":["a","b"]}"#;
+
+    #[test]
+    fn detect_by_extension_any_case() {
+        assert_eq!(detect(Path::new("a/b.json")), Some(Format::Json));
+        assert_eq!(detect(Path::new("b.YAML")), Some(Format::Yaml));
+        assert_eq!(detect(Path::new("b.Yml")), Some(Format::Yaml));
+        assert_eq!(detect(Path::new("Cargo.TOML")), Some(Format::Toml));
+        assert_eq!(detect(Path::new("b.ini")), None);
+        assert_eq!(detect(Path::new("json")), None);
+        assert_eq!(detect(Path::new(".json")), None);
+    }
+
+    #[test]
+    fn same_document_in_three_formats_same_bytes() {
+        assert_eq!(canon(JSON, Format::Json), CANON);
+        assert_eq!(canon(YAML, Format::Yaml), CANON);
+        // TOML has no null: compare without `pool`.
+        let without_pool = CANON.replace(r#","pool":null"#, "");
+        assert_eq!(canon(TOML, Format::Toml), without_pool);
+    }
+
+    #[test]
+    fn reordering_and_reformatting_keep_bytes() {
+        let compact = r#"{"b":[1,2.0,{"y":1,"x":2}],"a":"\u0041"}"#;
+        let pretty = "{\n  \"a\": \"A\",\n  \"b\": [\n    1, 2, {\"x\": 2, \"y\": 1e0}\n  ]\n}\n";
+        assert_eq!(canon(compact, Format::Json), canon(pretty, Format::Json));
+        let block = "b:\n  - 1\n  - 2.0\n  - x: 2\n    y: 1\na: A\n";
+        let flow = "{a: \"A\", b: [1, 2, {y: 1, x: 2}]}  # comment\n";
+        assert_eq!(canon(block, Format::Yaml), canon(flow, Format::Yaml));
+        assert_eq!(canon(block, Format::Yaml), canon(compact, Format::Json));
+        let tables = "[srv]\nport = 1\n[srv.tls]\non = true\n[[x]]\nn = 1\n";
+        let inline = "x = [{n = 1}]\nsrv = {tls = {on = true}, port = 0x1}\n";
+        assert_eq!(canon(tables, Format::Toml), canon(inline, Format::Toml));
+        assert_eq!(
+            canon(tables, Format::Toml),
+            r#"{"srv":{"port":1,"tls":{"on":true}},"x":[{"n":1}]}"#
+        );
+    }
+
+    #[test]
+    fn changed_value_is_one_change_at_its_pointer() {
+        let before = ok(YAML, Format::Yaml);
+        let after = ok(&YAML.replace("host: h", "host: evil"), Format::Yaml);
+        let d = jsondiff::diff(&before, &after);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].pointer, "/db/host");
+        assert_eq!(d[0].op, Op::Changed);
+        assert_eq!(d[0].after, Some(json!("evil")));
+        let before = ok(TOML, Format::Toml);
+        let after = ok(&TOML.replace("8080", "8081"), Format::Toml);
+        let d = jsondiff::diff(&before, &after);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].pointer, "/port");
+    }
+
+    #[test]
+    fn syntax_errors_have_line_and_column() {
+        let e = err("{\n  \"a\": 1,\n  \"b\" 2\n}", Format::Json);
+        assert_eq!(e.code(), "invalid_syntax");
+        assert_eq!(pos(&e), (3, 7));
+        let e = err("a: 1\nb: [1, 2\nc: 3\n", Format::Yaml);
+        assert_eq!(e.code(), "invalid_syntax");
+        assert_eq!(pos(&e), (3, 2));
+        let e = err("a = 1\nb = = 2\n", Format::Toml);
+        assert_eq!(e.code(), "invalid_syntax");
+        assert_eq!(pos(&e), (2, 5));
+        // Columns count characters, not bytes.
+        let e = err("{\"é\": 1 2}", Format::Json);
+        assert_eq!(pos(&e), (1, 9));
+        let e = err("é = 1\n", Format::Toml);
+        assert_eq!(pos(&e), (1, 1));
+    }
+
+    #[test]
+    fn invalid_utf8_has_offset() {
+        for f in [Format::Json, Format::Yaml, Format::Toml] {
+            let e = parse(b"{\"a\": \"\xff\"}", f).unwrap_err();
+            assert_eq!(e, ConfigError::InvalidUtf8 { offset: 7 });
+            assert_eq!(e.code(), "invalid_utf8");
+        }
+    }
+
+    #[test]
+    fn json_duplicate_keys_refused_with_path_and_line() {
+        let e = err("{\n \"a\": {\"x\": 1,\n   \"x\": 2}\n}", Format::Json);
+        assert_eq!(e.code(), "duplicate_key");
+        assert_eq!(pos(&e), (3, 4));
+        assert!(matches!(&e, ConfigError::DuplicateKey { pointer: Some(p), .. } if p == "/a/x"));
+    }
+
+    #[test]
+    fn yaml_duplicate_keys_refused() {
+        let e = err("a: 1\nb:\n  x: 1\n  x: 2\n", Format::Yaml);
+        assert_eq!(e.code(), "duplicate_key");
+        assert_eq!(pos(&e), (4, 3));
+        assert!(matches!(&e, ConfigError::DuplicateKey { pointer: Some(p), .. } if p == "/b/x"));
+    }
+
+    #[test]
+    fn toml_duplicate_keys_refused_by_parser() {
+        let e = err("a = 1\nb = 2\na = 3\n", Format::Toml);
+        assert_eq!(e.code(), "duplicate_key");
+        assert_eq!(pos(&e), (3, 1));
+        let e = err("[t]\nx = 1\n[t]\ny = 2\n", Format::Toml);
+        assert_eq!(e.code(), "duplicate_key");
+        assert_eq!(pos(&e).0, 3);
+    }
+
+    #[test]
+    fn yaml_non_string_keys_refused() {
+        for (doc, at) in [
+            ("a: 1\n1: x\n", (2, 1)),
+            ("true: x\n", (1, 1)),
+            ("~: x\n", (1, 1)),
+            ("? [a, b]\n: x\n", (1, 3)),
+        ] {
+            let e = err(doc, Format::Yaml);
+            assert_eq!(e.code(), "non_string_key", "{doc}");
+            assert_eq!(pos(&e), at, "{doc}");
+        }
+        // Quoted, the same keys are strings.
+        assert_eq!(
+            canon("\"1\": x\n'true': y\n", Format::Yaml),
+            r#"{"1":"x","true":"y"}"#
+        );
+    }
+
+    #[test]
+    fn yaml_multiple_documents_refused() {
+        let e = err("a: 1\n---\nb: 2\n", Format::Yaml);
+        assert_eq!(e, ConfigError::MultipleDocuments);
+        assert_eq!(e.code(), "multiple_documents");
+        // One explicit document is fine, and an empty stream is null.
+        assert_eq!(canon("---\na: 1\n...\n", Format::Yaml), r#"{"a":1}"#);
+        assert_eq!(ok("", Format::Yaml), Value::Null);
+        assert_eq!(ok("# only a comment\n", Format::Yaml), Value::Null);
+    }
+
+    #[test]
+    fn yaml_tags() {
+        let e = err("a: !secret xyz\n", Format::Yaml);
+        assert_eq!(e.code(), "yaml_tag");
+        assert_eq!(pos(&e), (1, 4));
+        assert!(
+            matches!(&e, ConfigError::Tag { tag, pointer, .. } if tag == "secret" && pointer == "/a")
+        );
+        let e = err("a: !Ref\n  b: 1\n", Format::Yaml);
+        assert_eq!(e.code(), "yaml_tag");
+        // Standard tags are applied.
+        assert_eq!(
+            canon(
+                "a: !!str 1\nb: !!int \"2\"\nc: !!float 3\nd: !!binary aGk=\n",
+                Format::Yaml
+            ),
+            r#"{"a":"1","b":2,"c":3,"d":"aGk="}"#
+        );
+    }
+
+    #[test]
+    fn inexact_numbers_refused() {
+        let e = err("{\"a\": [1, 9007199254740993]}", Format::Json);
+        assert_eq!(e.code(), "inexact_number");
+        assert_eq!(pos(&e), (1, 11));
+        assert!(
+            matches!(&e, ConfigError::InexactNumber { pointer, literal, .. } if pointer == "/a/1" && literal == "9007199254740993")
+        );
+        assert_eq!(
+            err("[0.30000000000000000001]", Format::Json).code(),
+            "inexact_number"
+        );
+        assert_eq!(err("[1e400]", Format::Json).code(), "inexact_number");
+
+        let e = err("a: 1\nb: 9007199254740993\n", Format::Yaml);
+        assert_eq!(e.code(), "inexact_number");
+        assert_eq!(pos(&e), (2, 4));
+        let e = err(
+            "b: 123456789012345678901234567890123456789012\n",
+            Format::Yaml,
+        );
+        assert_eq!(e.code(), "inexact_number");
+        let e = err("x: [1.5, 0.30000000000000000001]\n", Format::Yaml);
+        assert_eq!(e.code(), "inexact_number");
+        assert_eq!(pos(&e), (1, 10));
+        assert!(
+            matches!(&e, ConfigError::InexactNumber { pointer, literal, .. } if pointer == "/x/1" && literal == "0.30000000000000000001")
+        );
+
+        let e = err("a = 1\nb = 9007199254740993\n", Format::Toml);
+        assert_eq!(e.code(), "inexact_number");
+        assert_eq!(pos(&e), (2, 5));
+        let e = err("c = 0.300_000_000_000_000_000_01\n", Format::Toml);
+        assert_eq!(e.code(), "inexact_number");
+
+        // Exact values in any spelling are kept.
+        assert_eq!(
+            canon("[9007199254740992, 1E2, 0.10, -0]", Format::Json),
+            "[9007199254740992,100,0.1,0]"
+        );
+        assert_eq!(
+            canon(
+                "[9007199254740992, 1e2, .5, +1.5, 0o17, 0x1F, 1.]",
+                Format::Yaml
+            ),
+            "[9007199254740992,100,0.5,1.5,15,31,1]"
+        );
+        assert_eq!(
+            canon("a = [1_000, 0x1F, 1e06, +1.5, -0.0]", Format::Toml),
+            r#"{"a":[1000,31,1000000,1.5,0]}"#
+        );
+        // 2^64 is a double, but RFC 8785 writes it 18446744073709552000.
+        assert_eq!(
+            err("a: 18446744073709551616\n", Format::Yaml).code(),
+            "inexact_number"
+        );
+        assert_eq!(canon("a: 1e300\n", Format::Yaml), r#"{"a":1e+300}"#);
+    }
+
+    #[test]
+    fn nan_and_infinity_refused() {
+        for doc in ["a: .nan\n", "a: .inf\n", "a: -.Inf\n", "a: !!float .NaN\n"] {
+            let e = err(doc, Format::Yaml);
+            assert_eq!(e.code(), "not_finite", "{doc}");
+            assert_eq!(pos(&e), (1, 4), "{doc}");
+        }
+        for doc in ["a = nan\n", "a = +inf\n", "a = -inf\n"] {
+            let e = err(doc, Format::Toml);
+            assert_eq!(e.code(), "not_finite", "{doc}");
+            assert_eq!(pos(&e), (1, 5), "{doc}");
+        }
+    }
+
+    #[test]
+    fn toml_datetimes_become_rfc3339_text() {
+        let v = canon(
+            "a = 1979-05-27T07:32:00Z\nb = 1979-05-27 07:32:00.5-07:00\nc = 1979-05-27\nd = 07:32:00\n",
+            Format::Toml,
+        );
+        assert_eq!(
+            v,
+            r#"{"a":"1979-05-27T07:32:00Z","b":"1979-05-27T07:32:00.5-07:00","c":"1979-05-27","d":"07:32:00"}"#
+        );
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(parse(deep(64).as_bytes(), Format::Json).is_ok());
+        let e = err(&deep(65), Format::Json);
+        assert_eq!(e.code(), "too_deep");
+        assert_eq!(pos(&e), (1, 65));
+        assert_eq!(err(&deep(100_000), Format::Json).code(), "too_deep");
+        assert!(parse(deep(64).as_bytes(), Format::Yaml).is_ok());
+        assert_eq!(err(&deep(65), Format::Yaml).code(), "too_deep");
+        assert_eq!(err(&deep(100_000), Format::Yaml).code(), "too_deep");
+        let t = |n: usize| format!("a = {}", deep(n));
+        assert!(parse(t(63).as_bytes(), Format::Toml).is_ok());
+        assert_eq!(err(&t(64), Format::Toml).code(), "too_deep");
+        assert!(parse(t(100_000).as_bytes(), Format::Toml).is_err());
+    }
+
+    #[test]
+    fn yaml_billion_laughs_fails_fast() {
+        let mut doc = String::from(
+            "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+        );
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
+        for w in names.windows(2) {
+            let refs = vec![format!("*{}", w[0]); 9].join(",");
+            doc.push_str(&format!("{}: &{} [{refs}]\n", w[1], w[1]));
+        }
+        let start = std::time::Instant::now();
+        let e = err(&doc, Format::Yaml);
+        assert_eq!(e.code(), "alias_expansion");
+        assert!(start.elapsed() < std::time::Duration::from_secs(10));
+        // Ordinary anchors are fine.
+        assert_eq!(
+            canon("base: &b {x: 1}\nuse: *b\n", Format::Yaml),
+            r#"{"base":{"x":1},"use":{"x":1}}"#
+        );
+    }
+
+    #[test]
+    fn too_large_refused() {
+        let big = vec![b' '; MAX_INPUT + 1];
+        assert_eq!(parse(&big, Format::Json).unwrap_err().code(), "too_large");
+    }
+
+    #[test]
+    fn canonical_refuses_what_parse_never_returns() {
+        assert!(canonical(&json!(9007199254740993u64)).is_err());
+        assert_eq!(
+            canonical(&json!({"b": 1, "a": [true]})).unwrap(),
+            br#"{"a":[true],"b":1}"#
+        );
+    }
+}
