@@ -171,10 +171,14 @@ fn compare_one(a: &TreeEntry, b: &TreeEntry, rules: &Rules, root: &Path) -> Opti
 }
 
 /// Rotation: a file of a rotation rule whose content now is what another
-/// rotation path held (exactly, or as a prefix when it also grew) was
-/// rotated from there: one `rotated` change, expected, replacing an
-/// addition or a content change; the path it came from may then be gone
-/// or start afresh, which is part of the same rotation.
+/// rotation path of the same directory held (exactly, or as a prefix when
+/// it also grew), where that path no longer holds it (gone, or new
+/// content), was rotated from there: one `rotated` change, expected,
+/// replacing an addition or a content change. Each old file is the source
+/// of one rotation at most, and the rotated file's other attributes
+/// (type, mode, owner) are compared with the old file's: any difference
+/// keeps it drift. The path it came from may then be gone or start
+/// afresh, which is part of the same rotation.
 fn rotations(
     out: &mut [Change],
     base: &[TreeEntry],
@@ -182,22 +186,25 @@ fn rotations(
     rules: &Rules,
     root: &Path,
 ) {
-    let mut olds: HashMap<[u8; 32], Vec<&TreeEntry>> = HashMap::new();
+    let now_by: HashMap<&[u8], &TreeEntry> = now.iter().map(|e| (e.path.as_slice(), e)).collect();
+    // Old rotation files whose content has left their path.
     let mut by_dir: BTreeMap<&[u8], Vec<&TreeEntry>> = BTreeMap::new();
     for e in base
         .iter()
         .filter(|e| e.kind == EntryKind::File && rules.rotates(&e.path))
     {
-        if let Some(h) = e.sha256 {
-            olds.entry(h).or_default().push(e);
+        let moved = match now_by.get(e.path.as_slice()) {
+            None => true,
+            Some(n) => n.kind != EntryKind::File || n.sha256 != e.sha256,
+        };
+        if moved {
+            by_dir.entry(parent(&e.path)).or_default().push(e);
         }
-        by_dir.entry(parent(&e.path)).or_default().push(e);
     }
-    if olds.is_empty() {
+    if by_dir.is_empty() {
         return;
     }
-    let now_by: HashMap<&[u8], &TreeEntry> = now.iter().map(|e| (e.path.as_slice(), e)).collect();
-    let mut rotated_from: Vec<Vec<u8>> = Vec::new();
+    let mut used: Vec<Vec<u8>> = Vec::new();
     for c in out.iter_mut() {
         if !matches!(c.change, ChangeKind::Added | ChangeKind::Changed) || !rules.rotates(&c.key) {
             continue;
@@ -208,41 +215,45 @@ fn rotations(
         if q.kind != EntryKind::File {
             continue;
         }
-        let exact = q
-            .sha256
-            .and_then(|h| olds.get(&h))
-            .and_then(|v| v.iter().find(|p| p.path != q.path).copied());
+        let Some(cands) = by_dir.get(parent(&q.path)) else {
+            continue;
+        };
+        let free = |p: &&&TreeEntry| p.path != q.path && !used.contains(&p.path);
+        let exact = cands
+            .iter()
+            .filter(free)
+            .find(|p| p.sha256 == q.sha256)
+            .copied();
         let from = exact.or_else(|| {
-            // Grew, then rotated: an old file of the same folder whose
-            // content is a prefix of this one (at most 16 tried).
-            by_dir.get(parent(&q.path)).and_then(|cands| {
-                cands
-                    .iter()
-                    .filter(|p| p.path != q.path && p.size.unwrap_or(0) > 0 && p.size < q.size)
-                    .take(16)
-                    .find(|p| {
-                        prefix_sha256(&path::under(root, &q.path), p.size.unwrap_or(0)) == p.sha256
-                    })
-                    .copied()
-            })
+            // Grew, then rotated: an old file whose content is a prefix of
+            // this one (at most 16 tried).
+            cands
+                .iter()
+                .filter(free)
+                .filter(|p| p.size.unwrap_or(0) > 0 && p.size < q.size)
+                .take(16)
+                .find(|p| {
+                    prefix_sha256(&path::under(root, &q.path), p.size.unwrap_or(0)) == p.sha256
+                })
+                .copied()
         });
         if let Some(p) = from {
+            let rest = fields(
+                p,
+                q,
+                rules,
+                &[Attr::Size, Attr::Sha256, Attr::Mtime, Attr::Inode],
+            );
             c.change = ChangeKind::Rotated;
-            c.expected = true;
+            c.expected = rest.is_empty();
             c.from = Some(item_of(&p.path).0);
             c.from_key = Some(p.path.clone());
-            c.fields
-                .retain(|f| !matches!(f.field.as_str(), "sha256" | "size" | "mtime" | "inode"));
-            if !c.fields.is_empty() {
-                c.expected = false;
-            }
-            rotated_from.push(p.path.clone());
+            c.fields = rest;
+            used.push(p.path.clone());
         }
     }
     for c in out.iter_mut() {
-        if matches!(c.change, ChangeKind::Removed | ChangeKind::Changed)
-            && rotated_from.contains(&c.key)
-        {
+        if matches!(c.change, ChangeKind::Removed | ChangeKind::Changed) && used.contains(&c.key) {
             let content_only = c
                 .fields
                 .iter()

@@ -4,14 +4,18 @@
 //! writes through the covered writer (a record and its checkpoint under
 //! one lock, compare-and-swap against the log the baseline was read from).
 
-use super::change::{self, Change, ChangeKind};
+use super::change::{self, Change, ChangeKind, Field};
+use super::config;
+use super::defdiff::{self, ItemChangeKind, ItemKind};
 use super::dirdiff;
 use super::error::{DriftError, TargetProblem};
+use super::jsondiff;
+use super::mcp;
 use super::record::{
     self, AcceptBody, Baseline, CheckBody, CheckResult, Counts, History, SnapshotBody,
 };
 use super::rules::{Rules, RulesSpec};
-use super::snapshot::{self, Items, Snapshot, TargetKind};
+use super::snapshot::{self, Items, McpItem, Snapshot, TargetKind};
 use super::tree::{self, Problem};
 use crate::chain::TrustedKeys;
 use crate::note::SignerKey;
@@ -24,6 +28,8 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone)]
 pub enum TargetSpec {
     Dir(PathBuf),
+    Config(PathBuf, config::Format),
+    Mcp(mcp::ServerSpec),
 }
 
 /// A resolved target: its name in the chain and what to examine.
@@ -37,6 +43,8 @@ impl Target {
     pub fn kind(&self) -> TargetKind {
         match self.spec {
             TargetSpec::Dir(_) => TargetKind::Dir,
+            TargetSpec::Config(..) => TargetKind::Config,
+            TargetSpec::Mcp(_) => TargetKind::Mcp,
         }
     }
 }
@@ -48,9 +56,54 @@ fn target_err(target: &str, problem: TargetProblem) -> Error {
     }
 }
 
-/// Resolves a TARGET argument. A directory is named by its canonical
-/// absolute path unless `name` is given.
+fn mcp_err(target: &str, e: &mcp::McpError) -> Error {
+    target_err(
+        target,
+        TargetProblem::Mcp {
+            code: e.code(),
+            message: e.to_string(),
+        },
+    )
+}
+
+/// `mcp:CONFIG.json#NAME`: a host config file's server entry.
+fn host_entry(rest: &str) -> Option<(PathBuf, &str)> {
+    let (file, entry) = rest.rsplit_once('#')?;
+    if entry.is_empty() || entry.chars().any(char::is_whitespace) || !file.ends_with(".json") {
+        return None;
+    }
+    let file = match file.strip_prefix("~/") {
+        Some(r) => PathBuf::from(std::env::var_os("HOME")?).join(r),
+        None => PathBuf::from(file),
+    };
+    file.is_file().then_some((file, entry))
+}
+
+/// Resolves a TARGET argument: `mcp:COMMAND` or `mcp:CONFIG.json#NAME`, a
+/// configuration file (by extension), or a directory. Directories and
+/// files are named by their canonical absolute path, MCP servers by
+/// `mcp:` and their command (shell-quoted) or `mcp:CONFIG#NAME`, unless
+/// `name` is given.
 pub fn resolve(arg: &str, name: Option<&str>) -> Result<Target> {
+    if let Some(rest) = arg.strip_prefix("mcp:") {
+        let (spec, derived) = match host_entry(rest) {
+            Some((file, entry)) => {
+                let spec = mcp::ServerSpec::from_host_config(&file, entry)
+                    .map_err(|e| mcp_err(arg, &e))?;
+                let abs = std::fs::canonicalize(&file).unwrap_or(file);
+                (spec, format!("mcp:{}#{entry}", abs.display()))
+            }
+            None => {
+                let spec = mcp::ServerSpec::parse_command(rest).map_err(|e| mcp_err(arg, &e))?;
+                let d = format!("mcp:{}", spec.display());
+                (spec, d)
+            }
+        };
+        return Ok(Target {
+            name: name.map_or(derived, str::to_owned),
+            spec: TargetSpec::Mcp(spec),
+        });
+    }
     let p = Path::new(arg);
     let m = match std::fs::metadata(p) {
         Ok(m) => m,
@@ -59,16 +112,22 @@ pub fn resolve(arg: &str, name: Option<&str>) -> Result<Target> {
         }
         Err(e) => return Err(target_err(arg, TargetProblem::Unreadable(e.to_string()))),
     };
+    let abs = std::fs::canonicalize(p)
+        .map_err(|e| target_err(arg, TargetProblem::Unreadable(e.to_string())))?;
+    let name = name.map_or_else(|| abs.display().to_string(), str::to_owned);
     if m.is_dir() {
-        let abs = std::fs::canonicalize(p)
-            .map_err(|e| target_err(arg, TargetProblem::Unreadable(e.to_string())))?;
-        let name = name.map_or_else(|| abs.display().to_string(), str::to_owned);
         return Ok(Target {
             name,
             spec: TargetSpec::Dir(abs),
         });
     }
-    Err(target_err(arg, TargetProblem::Unsupported))
+    match config::detect(&abs) {
+        Some(f) if m.is_file() => Ok(Target {
+            name,
+            spec: TargetSpec::Config(abs, f),
+        }),
+        _ => Err(target_err(arg, TargetProblem::Unsupported)),
+    }
 }
 
 /// What drift commands share.
@@ -98,7 +157,8 @@ fn unchecked(problems: &[Problem]) -> Vec<Unchecked> {
     problems
         .iter()
         .map(|p| Unchecked {
-            path: crate::stamp::path::display(&p.path),
+            path: std::str::from_utf8(&p.path)
+                .map_or_else(|_| crate::stamp::path::display(&p.path), str::to_owned),
             path_b64: crate::stamp::path::to_json(&p.path).1,
             reason: p.problem.code(),
             message: p.problem.to_string(),
@@ -184,6 +244,274 @@ pub fn take(
                 bytes: t.bytes,
             })
         }
+        TargetSpec::Config(path, format) => {
+            let bytes = match crate::fs::read_bounded(path, MAX_CONFIG) {
+                Ok(b) => b,
+                Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                    return Err(target_err(&target.name, TargetProblem::Missing));
+                }
+                Err(e) => return Err(e),
+            };
+            let doc = config::parse(&bytes, *format).map_err(|e| {
+                target_err(
+                    &target.name,
+                    TargetProblem::Config {
+                        code: e.code(),
+                        message: format!("{}: {e}", path.display()),
+                    },
+                )
+            })?;
+            let mut meta = Map::new();
+            meta.insert("syntax".into(), format.as_str().into());
+            Ok(Now {
+                bytes: bytes.len() as u64,
+                snapshot: Snapshot {
+                    target: target.name.clone(),
+                    meta,
+                    items: Items::Config(doc),
+                },
+                problems: Vec::new(),
+            })
+        }
+        TargetSpec::Mcp(spec) => {
+            let listing = mcp::list(spec, &mcp::ListOptions::default())
+                .map_err(|e| mcp_err(&target.name, &e))?;
+            let mut items = Vec::new();
+            for (kind, defs) in [
+                (ItemKind::Tool, &listing.tools),
+                (ItemKind::Prompt, &listing.prompts),
+                (ItemKind::Resource, &listing.resources),
+                (ItemKind::ResourceTemplate, &listing.resource_templates),
+            ] {
+                for d in defs {
+                    let key = defdiff::item_key(kind, d).unwrap_or_else(|| {
+                        format!("sha256:{}", crate::hex::encode(&defdiff::full_hash(d)))
+                    });
+                    items.push(McpItem {
+                        kind: kind.as_str().to_owned(),
+                        key,
+                        definition: d.clone(),
+                    });
+                }
+            }
+            items.sort_by(|a, b| (kind_rank(&a.kind), &a.key).cmp(&(kind_rank(&b.kind), &b.key)));
+            let mut meta = Map::new();
+            meta.insert("era".into(), to_value(&listing.era)?);
+            meta.insert(
+                "client_capabilities".into(),
+                listing.client_capabilities.clone(),
+            );
+            meta.insert(
+                "server_capabilities".into(),
+                listing.server_capabilities.clone(),
+            );
+            meta.insert(
+                "server_info".into(),
+                listing.server_info.clone().unwrap_or(Value::Null),
+            );
+            meta.insert(
+                "instructions".into(),
+                listing
+                    .instructions
+                    .clone()
+                    .map_or(Value::Null, Value::String),
+            );
+            Ok(Now {
+                bytes: 0,
+                snapshot: Snapshot {
+                    target: target.name.clone(),
+                    meta,
+                    items: Items::Mcp(items),
+                },
+                problems: Vec::new(),
+            })
+        }
+    }
+}
+
+/// Configuration files larger than this are refused.
+const MAX_CONFIG: u64 = 64 << 20;
+
+fn kind_rank(kind: &str) -> u8 {
+    match kind {
+        "tool" => 0,
+        "prompt" => 1,
+        "resource" => 2,
+        _ => 3,
+    }
+}
+
+fn item_kind(kind: &str) -> Option<ItemKind> {
+    Some(match kind {
+        "tool" => ItemKind::Tool,
+        "prompt" => ItemKind::Prompt,
+        "resource" => ItemKind::Resource,
+        "resource_template" => ItemKind::ResourceTemplate,
+        _ => return None,
+    })
+}
+
+fn op_kind(op: jsondiff::Op) -> ChangeKind {
+    match op {
+        jsondiff::Op::Added => ChangeKind::Added,
+        jsondiff::Op::Removed => ChangeKind::Removed,
+        jsondiff::Op::Changed => ChangeKind::Changed,
+    }
+}
+
+fn keyed_change(item: String, kind: ChangeKind, fields: Vec<Field>) -> Change {
+    Change {
+        key: item.as_bytes().to_vec(),
+        item,
+        item_b64: None,
+        change: kind,
+        from: None,
+        severity: None,
+        expected: false,
+        fields,
+        from_key: None,
+    }
+}
+
+fn config_changes(a: &Value, b: &Value) -> Vec<Change> {
+    jsondiff::diff(a, b)
+        .into_iter()
+        .map(|c| {
+            let item = if c.pointer.is_empty() {
+                "/".to_owned()
+            } else {
+                c.pointer.clone()
+            };
+            let mut ch = keyed_change(
+                item,
+                op_kind(c.op),
+                vec![Field::plain("value", c.before, c.after)],
+            );
+            ch.key = c.pointer.into_bytes();
+            ch
+        })
+        .collect()
+}
+
+fn mcp_changes(
+    a: &[McpItem],
+    b: &[McpItem],
+    base_meta: &Map<String, Value>,
+    now_meta: &Map<String, Value>,
+) -> Vec<Change> {
+    let mut out = Vec::new();
+    for kind in [
+        ItemKind::Tool,
+        ItemKind::Prompt,
+        ItemKind::Resource,
+        ItemKind::ResourceTemplate,
+    ] {
+        let defs = |items: &[McpItem]| -> Vec<Value> {
+            items
+                .iter()
+                .filter(|i| item_kind(&i.kind) == Some(kind))
+                .map(|i| i.definition.clone())
+                .collect()
+        };
+        for c in defdiff::diff_items(kind, &defs(a), &defs(b)) {
+            let item = format!("{}:{}", kind.as_str(), c.key);
+            let (ck, from) = match &c.change {
+                ItemChangeKind::Added => (ChangeKind::Added, None),
+                ItemChangeKind::Removed => (ChangeKind::Removed, None),
+                ItemChangeKind::Changed => (ChangeKind::Changed, None),
+                ItemChangeKind::Renamed { from } => (
+                    ChangeKind::Renamed,
+                    Some(format!("{}:{from}", kind.as_str())),
+                ),
+            };
+            let fields = c
+                .fields
+                .iter()
+                .map(|f| Field {
+                    field: f.pointer.clone(),
+                    before: f.before.clone(),
+                    after: f.after.clone(),
+                    reason: Some(f.reason.to_owned()),
+                    severity: Some(severity_text(f.severity).to_owned()),
+                    words: f.words.as_deref().map(jsondiff::render_words),
+                })
+                .collect();
+            let mut ch = keyed_change(item, ck, fields);
+            ch.severity = Some(severity_text(c.severity).to_owned());
+            ch.from_key = from.as_ref().map(|f| f.as_bytes().to_vec());
+            ch.from = from;
+            out.push(ch);
+        }
+    }
+    // What the server says about itself: its instructions reach the model.
+    let text = |m: &Map<String, Value>| {
+        m.get("instructions")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let (ia, ib) = (text(base_meta), text(now_meta));
+    if ia != ib {
+        let words = match (&ia, &ib) {
+            (Some(x), Some(y)) => Some(jsondiff::render_words(&jsondiff::word_diff(x, y))),
+            _ => None,
+        };
+        let kind = match (&ia, &ib) {
+            (None, _) => ChangeKind::Added,
+            (_, None) => ChangeKind::Removed,
+            _ => ChangeKind::Changed,
+        };
+        let mut ch = keyed_change(
+            "server:instructions".into(),
+            kind,
+            vec![Field {
+                words,
+                reason: Some("instructions_changed".into()),
+                severity: Some("high".into()),
+                ..Field::plain("instructions", ia.map(Value::String), ib.map(Value::String))
+            }],
+        );
+        ch.severity = Some("high".into());
+        out.push(ch);
+    }
+    for (member, item) in [("server_info", "server:info"), ("era", "server:protocol")] {
+        let (x, y) = (base_meta.get(member), now_meta.get(member));
+        if !jsondiff_eq(x, y) {
+            let fields = jsondiff::diff(x.unwrap_or(&Value::Null), y.unwrap_or(&Value::Null))
+                .into_iter()
+                .map(|c| Field {
+                    severity: Some("low".into()),
+                    ..Field::plain(
+                        if c.pointer.is_empty() {
+                            "/".into()
+                        } else {
+                            c.pointer
+                        },
+                        c.before,
+                        c.after,
+                    )
+                })
+                .collect();
+            let mut ch = keyed_change(item.into(), ChangeKind::Changed, fields);
+            ch.severity = Some("low".into());
+            out.push(ch);
+        }
+    }
+    out
+}
+
+fn jsondiff_eq(a: Option<&Value>, b: Option<&Value>) -> bool {
+    match (a, b) {
+        (Some(x), Some(y)) => jsondiff::json_eq(x, y),
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+fn severity_text(s: defdiff::Severity) -> &'static str {
+    match s {
+        defdiff::Severity::Low => "low",
+        defdiff::Severity::Medium => "medium",
+        defdiff::Severity::High => "high",
     }
 }
 
@@ -193,6 +521,8 @@ pub fn compare(target: &Target, base: &Snapshot, now: &Now, rules: &Rules) -> Ve
         (TargetSpec::Dir(root), Items::Dir(a), Items::Dir(b)) => {
             dirdiff::compare(a, b, &now.problems, rules, root)
         }
+        (_, Items::Config(a), Items::Config(b)) => config_changes(a, b),
+        (_, Items::Mcp(a), Items::Mcp(b)) => mcp_changes(a, b, &base.meta, &now.snapshot.meta),
         _ => Vec::new(),
     }
 }
@@ -413,6 +743,13 @@ pub fn check(
         bytes: now.bytes,
     };
     if let Some(key) = record_with {
+        // The writer must hold the log: its checkpoints verify with this
+        // key (the chain writer itself checks links, not signatures), and
+        // the log is still the one just compared with.
+        let own = record::history(opts.log, &signer_keys(key)?)?;
+        if own.records != history.records {
+            return Err(target_err(&target.name, TargetProblem::Raced));
+        }
         let digest = snapshot::write(opts.log, &now.snapshot)?;
         let body = CheckBody {
             target: target.name.clone(),
@@ -520,7 +857,7 @@ pub fn accept(
     let picked: Vec<&Change> = if only.is_empty() {
         changes.iter().collect()
     } else {
-        let keys: Vec<Vec<u8>> = only.iter().map(|o| only_key(o)).collect();
+        let keys: Vec<Vec<u8>> = only.iter().map(|o| only_key(target.kind(), o)).collect();
         for (o, k) in only.iter().zip(&keys) {
             let hit = changes.iter().any(|c| {
                 dirdiff::selected(&c.key, std::slice::from_ref(k))
@@ -571,11 +908,21 @@ pub fn accept(
             merged.retain(|e| rules.records(&e.path));
             Items::Dir(merged)
         }
+        (Items::Config(a), Items::Config(b)) => Items::Config(apply_config(a, b, &picked)),
+        (Items::Mcp(a), Items::Mcp(b)) => Items::Mcp(apply_mcp(a, b, &picked)),
         (_, other) => other.clone(),
     };
+    // What a server says about itself is accepted only when selected.
+    let keep_meta = target.kind() == TargetKind::Mcp
+        && !only.is_empty()
+        && !picked.iter().any(|c| c.key.starts_with(b"server:"));
     let new = Snapshot {
         target: target.name.clone(),
-        meta: now.snapshot.meta.clone(),
+        meta: if keep_meta {
+            base.meta.clone()
+        } else {
+            now.snapshot.meta.clone()
+        },
         items,
     };
     let digest = snapshot::write(opts.log, &new)?;
@@ -606,12 +953,123 @@ pub fn accept(
     Ok(report)
 }
 
-/// A `--only` value as the raw key it selects (a path relative to the
-/// target, without `./` or a trailing `/`).
-fn only_key(o: &str) -> Vec<u8> {
-    let t = o.trim_start_matches("./");
-    let t = t.strip_suffix('/').unwrap_or(t);
-    t.as_bytes().to_vec()
+/// A `--only` value as the raw key it selects: a path relative to the
+/// target (without `./` or a trailing `/`); a JSON Pointer (a leading `/`
+/// added if missing); `KIND:KEY` for MCP (a bare name is a tool).
+fn only_key(kind: TargetKind, o: &str) -> Vec<u8> {
+    match kind {
+        TargetKind::Dir => {
+            let t = o.trim_start_matches("./");
+            let t = t.strip_suffix('/').unwrap_or(t);
+            t.as_bytes().to_vec()
+        }
+        TargetKind::Config if o.starts_with('/') || o.is_empty() => o.as_bytes().to_vec(),
+        TargetKind::Config => format!("/{o}").into_bytes(),
+        TargetKind::Mcp => {
+            let known = [
+                "tool:",
+                "prompt:",
+                "resource:",
+                "resource_template:",
+                "server:",
+            ];
+            if known.iter().any(|k| o.starts_with(k)) {
+                o.as_bytes().to_vec()
+            } else {
+                format!("tool:{o}").into_bytes()
+            }
+        }
+    }
+}
+
+/// The baseline document with the values at the accepted pointers taken
+/// from now.
+fn apply_config(base: &Value, now: &Value, accept: &[&Change]) -> Value {
+    let mut doc = base.clone();
+    let mut picked: Vec<&[u8]> = accept.iter().map(|c| c.key.as_slice()).collect();
+    // Deepest first within a container, so array removals do not shift
+    // the indexes of later ones; then each pointer is set or removed.
+    picked.sort_by(|a, b| b.cmp(a));
+    for key in picked {
+        let Ok(ptr) = std::str::from_utf8(key) else {
+            continue;
+        };
+        if ptr.is_empty() {
+            doc = now.clone();
+            continue;
+        }
+        let new = now.pointer(ptr).cloned();
+        set_pointer(&mut doc, ptr, new);
+    }
+    doc
+}
+
+fn set_pointer(doc: &mut Value, ptr: &str, new: Option<Value>) {
+    let Some(tokens) = jsondiff::split_pointer(ptr) else {
+        return;
+    };
+    let Some((last, parents)) = tokens.split_last() else {
+        return;
+    };
+    let mut cur = doc;
+    for t in parents {
+        cur = match cur {
+            Value::Object(m) => match m.get_mut(t) {
+                Some(v) => v,
+                None => return,
+            },
+            Value::Array(a) => match t.parse::<usize>().ok().and_then(|i| a.get_mut(i)) {
+                Some(v) => v,
+                None => return,
+            },
+            _ => return,
+        };
+    }
+    match (cur, new) {
+        (Value::Object(m), Some(v)) => {
+            m.insert(last.clone(), v);
+        }
+        (Value::Object(m), None) => {
+            m.remove(last);
+        }
+        (Value::Array(a), Some(v)) => match last.parse::<usize>() {
+            Ok(i) if i < a.len() => a[i] = v,
+            Ok(i) if i == a.len() => a.push(v),
+            _ => {}
+        },
+        (Value::Array(a), None) => {
+            if let Ok(i) = last.parse::<usize>()
+                && i < a.len()
+            {
+                a.remove(i);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The baseline definitions with the accepted ones taken from now.
+fn apply_mcp(base: &[McpItem], now: &[McpItem], accept: &[&Change]) -> Vec<McpItem> {
+    let key = |i: &McpItem| format!("{}:{}", i.kind, i.key).into_bytes();
+    let mut map: std::collections::BTreeMap<Vec<u8>, McpItem> =
+        base.iter().map(|i| (key(i), i.clone())).collect();
+    let now_by: std::collections::HashMap<Vec<u8>, &McpItem> =
+        now.iter().map(|i| (key(i), i)).collect();
+    for c in accept {
+        for k in std::iter::once(&c.key).chain(c.from_key.as_ref()) {
+            match now_by.get(k) {
+                Some(i) => {
+                    map.insert(k.clone(), (*i).clone());
+                }
+                None => {
+                    map.remove(k);
+                }
+            }
+        }
+    }
+    let mut items: Vec<McpItem> = map.into_values().collect();
+    items.sort_by(|a, b| (kind_rank(&a.kind), &a.key).cmp(&(kind_rank(&b.kind), &b.key)));
+    items
 }
 
 /// One row of `drift history`.

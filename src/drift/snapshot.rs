@@ -366,6 +366,15 @@ pub fn read(
                 store: store(log).display().to_string(),
             }));
         }
+        // Something other than a regular file where a snapshot should be
+        // (a FIFO, a device) is not what was recorded: rejected.
+        Err(Error::NotARegularFile { kind, .. }) => {
+            return Err(Error::Drift(DriftError::SnapshotAltered {
+                seq,
+                digest: digest.to_owned(),
+                actual: format!("(not a regular file: {kind})"),
+            }));
+        }
         Err(e) => return Err(e),
     };
     let len = f.metadata().map_err(|e| Error::io(&file, e))?.len();

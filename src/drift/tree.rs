@@ -65,14 +65,40 @@ fn entry_of(rel: Vec<u8>, m: &std::fs::Metadata, rules: &Rules) -> TreeEntry {
 pub fn take(root: &Path, rules: &Rules, progress: Option<&(dyn Fn(u64) + Sync)>) -> Taken {
     let mut found: Vec<Candidate> = Vec::new();
     let mut problems: Vec<Problem> = Vec::new();
-    let mut stack: Vec<Vec<u8>> = vec![Vec::new()];
-    while let Some(dir) = stack.pop() {
+    // Each directory is opened (`O_NOFOLLOW | O_DIRECTORY`) and must be the
+    // directory its parent's listing showed (device and inode): a
+    // directory swapped for a symlink, or a symlink swapped in above it,
+    // between listing and reading is a problem, not a silent detour. It is
+    // then listed, and its entries lstat'ed, through that handle
+    // (/proc/self/fd), so what is recorded is what that directory held.
+    let root_id = match std::fs::symlink_metadata(root) {
+        Ok(m) => (m.dev(), m.ino()),
+        Err(e) => {
+            return Taken {
+                problems: vec![Problem {
+                    path: Vec::new(),
+                    problem: of_io(&e),
+                }],
+                ..Taken::default()
+            };
+        }
+    };
+    let mut stack: Vec<(Vec<u8>, (u64, u64))> = vec![(Vec::new(), root_id)];
+    while let Some((dir, id)) = stack.pop() {
         let abs = if dir.is_empty() {
             root.to_path_buf()
         } else {
             path::under(root, &dir)
         };
-        let rd = match std::fs::read_dir(&abs) {
+        let handle = match open_dir(&abs, id) {
+            Ok(h) => h,
+            Err(problem) => {
+                problems.push(Problem { path: dir, problem });
+                continue;
+            }
+        };
+        let via = handle.via();
+        let rd = match std::fs::read_dir(&via) {
             Ok(r) => r,
             Err(e) => {
                 problems.push(Problem {
@@ -106,7 +132,7 @@ pub fn take(root: &Path, rules: &Rules, progress: Option<&(dyn Fn(u64) + Sync)>)
                 });
                 continue;
             }
-            let m = match std::fs::symlink_metadata(e.path()) {
+            let m = match std::fs::symlink_metadata(via.join(&name)) {
                 Ok(m) => m,
                 Err(err) => {
                     problems.push(Problem {
@@ -127,7 +153,7 @@ pub fn take(root: &Path, rules: &Rules, progress: Option<&(dyn Fn(u64) + Sync)>)
                         ino: m.ino(),
                     });
                 }
-                stack.push(rel);
+                stack.push((rel, (m.dev(), m.ino())));
             } else if rules.records(&rel) {
                 found.push(Candidate {
                     entry: entry_of(rel, &m, rules),
@@ -135,6 +161,13 @@ pub fn take(root: &Path, rules: &Rules, progress: Option<&(dyn Fn(u64) + Sync)>)
                     ino: m.ino(),
                 });
             }
+        }
+        // Without /proc, the directory must still be the one opened.
+        if !handle.pinned && dir_id(&abs) != Some(id) {
+            problems.push(Problem {
+                path: dir,
+                problem: FileProblem::Changed("replaced"),
+            });
         }
     }
     let bytes = AtomicU64::new(0);
@@ -192,6 +225,54 @@ fn finish(
     Err(Problem {
         path: e.path,
         problem,
+    })
+}
+
+/// An open directory and the path that reads it.
+struct DirHandle {
+    file: std::fs::File,
+    abs: std::path::PathBuf,
+    pinned: bool,
+}
+
+impl DirHandle {
+    /// The path through which the opened directory itself is read.
+    fn via(&self) -> std::path::PathBuf {
+        use std::os::fd::AsRawFd;
+        if self.pinned {
+            std::path::PathBuf::from(format!("/proc/self/fd/{}", self.file.as_raw_fd()))
+        } else {
+            self.abs.clone()
+        }
+    }
+}
+
+fn dir_id(abs: &Path) -> Option<(u64, u64)> {
+    std::fs::symlink_metadata(abs)
+        .ok()
+        .filter(std::fs::Metadata::is_dir)
+        .map(|m| (m.dev(), m.ino()))
+}
+
+fn open_dir(abs: &Path, id: (u64, u64)) -> Result<DirHandle, FileProblem> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(abs)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) | Some(libc::ENOTDIR) => FileProblem::Changed("replaced"),
+            _ => of_io(&e),
+        })?;
+    let m = file.metadata().map_err(|e| of_io(&e))?;
+    if (m.dev(), m.ino()) != id {
+        return Err(FileProblem::Changed("replaced"));
+    }
+    let pinned = Path::new("/proc/self/fd").is_dir();
+    Ok(DirHandle {
+        file,
+        abs: abs.to_path_buf(),
+        pinned,
     })
 }
 

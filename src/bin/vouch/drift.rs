@@ -265,7 +265,7 @@ fn snapshot(a: SnapshotArgs) -> ExitCode {
             };
             output::print_stdout(&format!(
                 "snapshot of {} ({}): {} items, {}; record {} covered by checkpoint {}; {role}\n",
-                rep.target,
+                esc(&rep.target),
                 rep.kind.as_str(),
                 rep.count,
                 rep.snapshot,
@@ -285,7 +285,11 @@ fn snapshot(a: SnapshotArgs) -> ExitCode {
 
 fn warn_unchecked(u: &[run::Unchecked]) {
     for p in u {
-        eprintln!("vouch: warning: {}: not examined: {}", p.path, p.message);
+        eprintln!(
+            "vouch: warning: {}: not examined: {}",
+            esc(&p.path),
+            esc(&p.message)
+        );
     }
 }
 
@@ -364,14 +368,14 @@ fn summary_line(rep: &run::CheckReport) -> String {
     };
     let mut s = format!(
         "{}: {what} ({} items now; baseline record {} of {}{})",
-        rep.target,
+        esc(&rep.target),
         rep.items,
         rep.baseline.seq,
         rep.baseline.ts,
         rep.baseline
             .reason
             .as_deref()
-            .map(|r| format!(", accepted: {r}"))
+            .map(|r| format!(", accepted: {}", esc(r)))
             .unwrap_or_default()
     );
     if c.expected > 0 {
@@ -392,7 +396,31 @@ fn summary_line(rep: &run::CheckReport) -> String {
     s
 }
 
+/// Text from the target (paths, names, descriptions) as a terminal may
+/// show it: `\\`, control characters and non-UTF-8 bytes escaped (§16.1),
+/// so a file name cannot move the cursor or fake a line.
+fn esc(s: &str) -> String {
+    vouch::stamp::path::display(s.as_bytes())
+}
+
+/// A change's item: the raw bytes when the path is not UTF-8.
+fn item_text(c: &Change) -> String {
+    use base64::Engine;
+    match c
+        .item_b64
+        .as_deref()
+        .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+    {
+        Some(raw) => vouch::stamp::path::display(&raw),
+        None => esc(&c.item),
+    }
+}
+
 fn value_text(v: &Option<serde_json::Value>) -> String {
+    esc(&value_raw(v))
+}
+
+fn value_raw(v: &Option<serde_json::Value>) -> String {
     match v {
         None => "-".into(),
         // A SHA-256 reads as its first 16 digits in a table (JSON has all).
@@ -419,7 +447,7 @@ fn change_table(changes: &[Change]) -> Table {
         };
         let mut details: Vec<String> = Vec::new();
         if let Some(f) = &c.from {
-            details.push(format!("from {f}"));
+            details.push(format!("from {}", esc(f)));
         }
         if let Some(s) = &c.severity {
             details.push(format!("severity {s}"));
@@ -446,7 +474,7 @@ fn change_table(changes: &[Change]) -> Table {
             c.change.as_str().to_owned()
         };
         t.add_row([
-            Cell::new(&c.item),
+            Cell::new(item_text(c)),
             Cell::new(kind).fg(color),
             Cell::new(details.join("\n")),
         ]);
@@ -477,11 +505,11 @@ fn accept(a: AcceptArgs) -> ExitCode {
             let mut s = match &rep.record {
                 None => format!(
                     "{}: no differences to accept; nothing recorded\n",
-                    rep.target
+                    esc(&rep.target)
                 ),
                 Some(w) => format!(
                     "{}: accepted {} difference(s) as the new baseline {} ({} items), record {}; {} remaining\n",
-                    rep.target,
+                    esc(&rep.target),
                     rep.accepted.len(),
                     rep.snapshot,
                     rep.count,
@@ -529,17 +557,17 @@ fn history(a: HistoryArgs) -> ExitCode {
                     ));
                 }
                 if let Some(reason) = &r.reason {
-                    d.push(format!("reason: {reason}"));
+                    d.push(format!("reason: {}", esc(reason)));
                 }
                 if let Some(only) = &r.only {
-                    d.push(format!("only: {}", only.join(", ")));
+                    d.push(format!("only: {}", esc(&only.join(", "))));
                 }
                 d.push(format!("{} items, {}", r.count, short(&r.snapshot)));
                 t.add_row([
                     r.seq.to_string(),
                     r.ts.clone(),
                     r.record.to_owned(),
-                    r.target.clone(),
+                    esc(&r.target),
                     result,
                     d.join("\n"),
                 ]);
@@ -596,7 +624,7 @@ fn import(a: ImportArgs) -> ExitCode {
         Ok(rep) => {
             output::print_stdout(&format!(
                 "{}: imported {} entries as the baseline {} (record {}{})\n",
-                rep.target,
+                esc(&rep.target),
                 rep.count,
                 rep.snapshot,
                 rep.record.seq,
