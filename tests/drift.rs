@@ -921,3 +921,181 @@ fn the_mtree_export_is_checked_by_mtree_and_imports_back() {
     let o = imp(&["--reason", "restored from the golden image spec"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
 }
+
+// ---------------------------------------------------------------------
+// Found by an independent black-box attacker (issue 11).
+// ---------------------------------------------------------------------
+
+fn rotation_base(d: &D) {
+    std::fs::create_dir_all(d.p("log")).unwrap();
+    std::fs::write(d.p("log/app.log"), b"day 1\n").unwrap();
+    let r = rules(d, "rotate = [\"**/app.log*\", \"**/r.log*\"]\n");
+    d.base(&["--rules", &r]);
+}
+
+/// A rotated file keeps its other attributes: setuid or a new owner on the
+/// rotated file is drift.
+#[test]
+fn a_rotated_file_with_other_attributes_changed_is_drift() {
+    let d = D::new();
+    rotation_base(&d);
+    std::fs::rename(d.p("log/app.log"), d.p("log/app.log.1")).unwrap();
+    std::fs::write(d.p("log/app.log"), b"day 2\n").unwrap();
+    std::fs::set_permissions(
+        d.p("log/app.log.1"),
+        std::fs::Permissions::from_mode(0o4755),
+    )
+    .unwrap();
+    std::os::unix::fs::lchown(d.p("log/app.log.1"), Some(1234), None).unwrap();
+    let o = d.check(&[]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    let rep = json(&o);
+    let r = rep["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["item"] == "log/app.log.1")
+        .unwrap();
+    assert_eq!(r["change"], "rotated");
+    assert_eq!(r["expected"], false);
+    let f: Vec<&str> = r["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(f, ["mode", "uid"]);
+}
+
+/// Rotation is matched only within one directory.
+#[test]
+fn rotation_across_directories_is_not_a_rotation() {
+    let d = D::new();
+    std::fs::create_dir_all(d.p("a")).unwrap();
+    std::fs::create_dir_all(d.p("b")).unwrap();
+    std::fs::write(d.p("a/r.log"), b"secret\n").unwrap();
+    let r = rules(&d, "rotate = [\"**/r.log*\"]\n");
+    d.base(&["--rules", &r]);
+    std::fs::rename(d.p("a/r.log"), d.p("b/r.log.1")).unwrap();
+    let o = d.check(&[]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert_eq!(json(&o)["counts"]["added"], 1);
+    assert_eq!(json(&o)["counts"]["removed"], 1);
+}
+
+/// Copies of a file that is still there are additions, not rotations, and
+/// one old file is the source of one rotation at most.
+#[test]
+fn copies_of_an_unchanged_file_are_additions_not_rotations() {
+    let d = D::new();
+    rotation_base(&d);
+    for n in ["app.log.1", "app.log.2", "app.log.bak"] {
+        std::fs::copy(d.p("log/app.log"), d.p(&format!("log/{n}"))).unwrap();
+    }
+    let o = d.check(&[]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert_eq!(json(&o)["counts"]["added"], 3);
+    // Rotated away, then copied twice: one rotation, one addition.
+    let d = D::new();
+    rotation_base(&d);
+    std::fs::rename(d.p("log/app.log"), d.p("log/app.log.1")).unwrap();
+    std::fs::copy(d.p("log/app.log.1"), d.p("log/app.log.2")).unwrap();
+    let rep = json(&d.check(&[]));
+    assert_eq!(rep["counts"]["added"], 1, "{rep:#}");
+    // The rotation, and app.log gone with it.
+    assert_eq!(rep["counts"]["expected"], 2, "{rep:#}");
+}
+
+/// `check --record` with a key that does not hold the log (same origin,
+/// never signed it) writes nothing.
+#[test]
+fn check_record_with_a_key_that_does_not_hold_the_log_writes_nothing() {
+    let d = D::new();
+    d.base(&[]);
+    let evil = d.root.join("evil");
+    let o = vouch(&["keygen", "--origin", "example.com/drift", "--out", s(&evil)]);
+    assert_eq!(code(&o), 0);
+    let before = std::fs::read(&d.log).unwrap();
+    let o = d.check(&["--record", "--key", s(&evil)]);
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(
+        std::fs::read(&d.log).unwrap(),
+        before,
+        "the log is unchanged"
+    );
+    let v = vouch(&["verify", &d.log, "--pub", &d.pubkey]);
+    assert_eq!(code(&v), 0);
+}
+
+/// Names with terminal control characters are escaped in tables.
+#[test]
+fn tables_escape_control_characters_and_backslashes_in_names() {
+    let d = D::new();
+    d.base(&[]);
+    std::fs::write(d.p("\x1b[8A\x1b[J\rfake: no drift\nx"), b"e").unwrap();
+    std::fs::write(d.p("back\\slash"), b"b").unwrap();
+    let o = vouch(&[
+        "drift",
+        "check",
+        s(&d.t),
+        "--log",
+        &d.log,
+        "--pub",
+        &d.pubkey,
+    ]);
+    assert_eq!(code(&o), 1);
+    let out = stdout(&o);
+    assert!(!out.contains('\x1b') && !out.contains('\r'), "{out:?}");
+    assert!(out.contains("\\x1b[8A"), "{out}");
+    assert!(out.contains("back\\\\slash"), "{out}");
+}
+
+/// A snapshot file replaced by something that is not a regular file (a
+/// FIFO) is rejected evidence, exit 1.
+#[test]
+fn a_snapshot_that_is_not_a_regular_file_is_rejected() {
+    let d = D::new();
+    d.base(&[]);
+    let h = json(&vouch(&[
+        "drift", "history", "--log", &d.log, "--pub", &d.pubkey, "--format", "json",
+    ]));
+    let dg = h["baselines"][0]["baseline"]["snapshot"]
+        .as_str()
+        .unwrap()
+        .strip_prefix("sha256:")
+        .unwrap()
+        .to_owned();
+    let f = d.store().join(format!("{dg}.jsonl"));
+    std::fs::remove_file(&f).unwrap();
+    let st = Command::new("mkfifo").arg(&f).status().unwrap();
+    assert!(st.success());
+    let o = d.check(&[]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert_eq!(json(&o)["error"]["code"], "snapshot_altered");
+}
+
+/// A directory replaced by a symlink to a clean copy is a type change,
+/// never followed.
+#[test]
+fn a_directory_replaced_by_a_symlink_to_a_clean_copy_is_caught() {
+    let d = D::new();
+    d.base(&[]);
+    let clean = d.root.join("clean-sub");
+    std::fs::create_dir(&clean).unwrap();
+    std::fs::write(clean.join("b.txt"), b"beta\n").unwrap();
+    std::fs::write(d.p("sub/b.txt"), b"EVIL\n").unwrap();
+    std::fs::rename(d.p("sub"), d.root.join("evil-sub")).unwrap();
+    symlink(&clean, d.p("sub")).unwrap();
+    let o = d.check(&[]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    let c = changes(&json(&o));
+    assert!(
+        c.iter()
+            .any(|c| c.0 == "sub" && c.2.contains(&"type".to_owned())),
+        "{c:?}"
+    );
+    assert!(
+        c.iter().any(|c| c.0 == "sub/b.txt" && c.1 == "removed"),
+        "{c:?}"
+    );
+}
