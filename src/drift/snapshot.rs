@@ -414,7 +414,14 @@ pub fn read(
         let line = &buf[..buf.len() - 1];
         match &header {
             None => match serde_json::from_slice::<Header>(line) {
-                Ok(h) => header = Some(h),
+                Ok(h) => {
+                    // Not yet verified: reserve no more than the file can hold.
+                    let fits = usize::try_from(len / 64).unwrap_or(usize::MAX);
+                    if h.kind == TargetKind::Dir {
+                        entries.reserve_exact(usize::try_from(h.count).unwrap_or(0).min(fits));
+                    }
+                    header = Some(h);
+                }
                 Err(e) => bad = Some((n, format!("header: {e}"))),
             },
             Some(h) if h.kind == TargetKind::Dir => {

@@ -40,6 +40,8 @@ struct Candidate {
     entry: TreeEntry,
     dev: u64,
     ino: u64,
+    problem: Option<FileProblem>,
+    failed: bool,
 }
 
 fn entry_of(rel: Vec<u8>, m: &std::fs::Metadata, rules: &Rules) -> TreeEntry {
@@ -151,6 +153,8 @@ pub fn take(root: &Path, rules: &Rules, progress: Option<&(dyn Fn(u64) + Sync)>)
                         entry: entry_of(rel.clone(), &m, rules),
                         dev: m.dev(),
                         ino: m.ino(),
+                        problem: None,
+                        failed: false,
                     });
                 }
                 stack.push((rel, (m.dev(), m.ino())));
@@ -159,6 +163,8 @@ pub fn take(root: &Path, rules: &Rules, progress: Option<&(dyn Fn(u64) + Sync)>)
                     entry: entry_of(rel, &m, rules),
                     dev: m.dev(),
                     ino: m.ino(),
+                    problem: None,
+                    failed: false,
                 });
             }
         }
@@ -170,18 +176,26 @@ pub fn take(root: &Path, rules: &Rules, progress: Option<&(dyn Fn(u64) + Sync)>)
             });
         }
     }
+    // Hashed in place and then kept in place (the in-place collect reuses
+    // the candidates' allocation): a large tree is held once, not twice.
+    found.shrink_to_fit();
     let bytes = AtomicU64::new(0);
-    let results: Vec<Result<TreeEntry, Problem>> = found
-        .into_par_iter()
-        .map(|c| finish(root, c, &bytes, progress))
-        .collect();
-    let mut entries = Vec::with_capacity(results.len());
-    for r in results {
-        match r {
-            Ok(e) => entries.push(e),
-            Err(p) => problems.push(p),
+    found
+        .par_iter_mut()
+        .for_each(|c| finish(root, c, &bytes, progress));
+    for c in &mut found {
+        if let Some(problem) = c.problem.take() {
+            problems.push(Problem {
+                path: std::mem::take(&mut c.entry.path),
+                problem,
+            });
+            c.failed = true;
         }
     }
+    let mut entries: Vec<TreeEntry> = found
+        .into_iter()
+        .filter_map(|c| (!c.failed).then_some(c.entry))
+        .collect();
     entries.par_sort_unstable_by(|a, b| a.path.cmp(&b.path));
     problems.sort_by(|a, b| a.path.cmp(&b.path));
     Taken {
@@ -193,13 +207,13 @@ pub fn take(root: &Path, rules: &Rules, progress: Option<&(dyn Fn(u64) + Sync)>)
 
 fn finish(
     root: &Path,
-    c: Candidate,
+    c: &mut Candidate,
     bytes: &AtomicU64,
     progress: Option<&(dyn Fn(u64) + Sync)>,
-) -> Result<TreeEntry, Problem> {
-    let mut e = c.entry;
+) {
+    let e = &mut c.entry;
     let abs = path::under(root, &e.path);
-    let problem = match e.kind {
+    match e.kind {
         EntryKind::File => match hash_file(&abs, false, Some((c.dev, c.ino))) {
             Ok((n, digest)) => {
                 e.size = Some(n);
@@ -208,24 +222,18 @@ fn finish(
                 if let Some(p) = progress {
                     p(n);
                 }
-                return Ok(e);
             }
-            Err(p) => p,
+            Err(p) => c.problem = Some(p),
         },
         EntryKind::Symlink => match read_link(&abs, c.dev, c.ino) {
             Ok(target) => {
                 e.size = Some(target.len() as u64);
                 e.link = Some(target.into_vec());
-                return Ok(e);
             }
-            Err(p) => p,
+            Err(p) => c.problem = Some(p),
         },
-        _ => return Ok(e),
-    };
-    Err(Problem {
-        path: e.path,
-        problem,
-    })
+        _ => {}
+    }
 }
 
 /// An open directory and the path that reads it.
