@@ -207,24 +207,45 @@ pub fn run(cmd: DriftCmd) -> ExitCode {
     }
 }
 
-struct Progress(Option<indicatif::ProgressBar>);
+/// Progress on stderr, only when it is a terminal and only for a run that
+/// lasts: the bar stays hidden for its first second.
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    start: std::time::Instant,
+    shown: std::sync::atomic::AtomicBool,
+}
 
 impl Progress {
     fn new() -> Self {
-        if !std::io::stderr().is_terminal() {
-            return Progress(None);
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let pb = indicatif::ProgressBar::with_draw_target(
+                None,
+                indicatif::ProgressDrawTarget::hidden(),
+            );
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "{spinner} hashed {decimal_bytes} ({decimal_bytes_per_sec}) {elapsed}",
+            ) {
+                pb.set_style(style);
+            }
+            pb
+        });
+        Progress {
+            bar,
+            start: std::time::Instant::now(),
+            shown: std::sync::atomic::AtomicBool::new(false),
         }
-        let pb = indicatif::ProgressBar::new_spinner();
-        pb.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "{spinner} hashed {decimal_bytes} ({decimal_bytes_per_sec}) {elapsed}",
-        ) {
-            pb.set_style(style);
+    }
+    fn tick(&self, n: u64) {
+        let Some(pb) = &self.bar else { return };
+        pb.inc(n);
+        if self.start.elapsed() >= std::time::Duration::from_secs(1)
+            && !self.shown.swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            pb.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));
         }
-        Progress(Some(pb))
     }
     fn done(&self) {
-        if let Some(pb) = &self.0 {
+        if let Some(pb) = &self.bar {
             pb.finish_and_clear();
         }
     }
@@ -232,17 +253,16 @@ impl Progress {
 
 fn with_opts<T>(c: &Common, f: impl FnOnce(&DriftOptions<'_>) -> Result<T>) -> Result<T> {
     let progress = Progress::new();
-    let tick = |n: u64| {
-        if let Some(pb) = &progress.0 {
-            pb.inc(n);
-        }
-    };
+    let tick = |n: u64| progress.tick(n);
     let opts = DriftOptions {
         log: &c.log,
         target: &c.target,
         name: c.name.as_deref(),
         rules: c.rules.as_deref(),
-        progress: progress.0.as_ref().map(|_| &tick as &(dyn Fn(u64) + Sync)),
+        progress: progress
+            .bar
+            .as_ref()
+            .map(|_| &tick as &(dyn Fn(u64) + Sync)),
     };
     let r = f(&opts);
     progress.done();
