@@ -366,3 +366,40 @@ fn an_mcp_server_that_fails_is_exit_2_and_writes_nothing() {
     }
     assert!(!Path::new(&w.log).exists());
 }
+
+/// A server entry of a host config file (Claude Desktop shape) is a
+/// target named by the config file and the entry, not by its command.
+#[test]
+fn a_host_config_entry_is_a_target() {
+    if !peers_or_skip("a_host_config_entry_is_a_target") {
+        return;
+    }
+    let w = W::new();
+    let cfg = w.root.join("claude_desktop_config.json");
+    let entry = |variant: &str| {
+        serde_json::json!({"mcpServers": {"notes": {
+            "command": "node",
+            "args": [s(&peers().join("drift-server.mjs")), variant]
+        }}})
+        .to_string()
+    };
+    std::fs::write(&cfg, entry("base")).unwrap();
+    let target = format!("mcp:{}#notes", s(&cfg));
+    let o = w.run("snapshot", &target, &["--format", "json"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let name = json(&o)["target"].as_str().unwrap().to_owned();
+    assert!(
+        name.starts_with("mcp:") && name.ends_with("claude_desktop_config.json#notes"),
+        "{name}"
+    );
+    assert_eq!(code(&w.run("check", &target, &[])), 0);
+    // The config now launches a server whose tool description changed.
+    std::fs::write(&cfg, entry("desc-changed")).unwrap();
+    let o = w.run("check", &target, &[]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert_eq!(json(&o)["changes"][0]["item"], "tool:search_notes");
+    // An entry that is not there is exit 2, naming the entries present.
+    let o = w.run("check", &format!("mcp:{}#nope", s(&cfg)), &[]);
+    assert_eq!(code(&o), 2);
+    assert!(stdout(&o).contains("notes"), "{}", stdout(&o));
+}
