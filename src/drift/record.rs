@@ -156,6 +156,25 @@ pub struct Baseline {
     pub reason: Option<String>,
 }
 
+impl Baseline {
+    fn set_by(
+        d: &Dated,
+        kind: TargetKind,
+        snapshot: &str,
+        count: u64,
+        reason: Option<&str>,
+    ) -> Self {
+        Baseline {
+            seq: d.seq,
+            ts: d.ts.clone(),
+            kind,
+            snapshot: snapshot.to_owned(),
+            count,
+            reason: reason.map(str::to_owned),
+        }
+    }
+}
+
 /// The drift history of a verified log.
 #[derive(Debug, Clone)]
 pub struct History {
@@ -184,14 +203,7 @@ impl History {
                             actual: c.snapshot.clone(),
                         });
                     }
-                    current = Some(Baseline {
-                        seq: d.seq,
-                        ts: d.ts.clone(),
-                        kind: b.kind,
-                        snapshot: b.snapshot.clone(),
-                        count: b.count,
-                        reason: None,
-                    });
+                    current = Some(Baseline::set_by(d, b.kind, &b.snapshot, b.count, None));
                 }
                 Event::Accept(b) if b.target == target => {
                     let actual = current.as_ref().map_or("none", |c| c.snapshot.as_str());
@@ -202,14 +214,13 @@ impl History {
                             actual: actual.to_owned(),
                         });
                     }
-                    current = Some(Baseline {
-                        seq: d.seq,
-                        ts: d.ts.clone(),
-                        kind: b.kind,
-                        snapshot: b.snapshot.clone(),
-                        count: b.count,
-                        reason: Some(b.reason.clone()),
-                    });
+                    current = Some(Baseline::set_by(
+                        d,
+                        b.kind,
+                        &b.snapshot,
+                        b.count,
+                        Some(&b.reason),
+                    ));
                 }
                 _ => {}
             }

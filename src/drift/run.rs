@@ -1180,11 +1180,6 @@ pub fn history(log: &Path, keys: &TrustedKeys, target: Option<&str>) -> Result<H
     })
 }
 
-/// Whether a change counts as drift.
-pub fn is_drift(c: &Change) -> bool {
-    !c.expected && c.change != ChangeKind::Grown
-}
-
 /// The last line of `drift check --format ndjson`.
 #[derive(Debug, Clone, Serialize)]
 pub struct CheckSummary<'a> {
