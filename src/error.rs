@@ -220,6 +220,9 @@ pub enum Error {
         target: String,
         problem: crate::drift::TargetProblem,
     },
+    /// The MCP wrapper or a policy could not be used.
+    #[error(transparent)]
+    Enforce(#[from] crate::enforce::EnforceError),
     /// Talking to a remote service (e.g. a TSA) failed.
     #[error("{url}: {message}")]
     Network { url: String, message: String },
@@ -267,6 +270,7 @@ impl Error {
             | Error::Remote { .. }
             | Error::AnchorTarget { .. }
             | Error::DriftTarget { .. }
+            | Error::Enforce(_)
             | Error::Network { .. } => false,
         }
     }
@@ -311,6 +315,7 @@ impl Error {
             Error::Tsa(e) => e.code(),
             Error::Drift(e) => e.code(),
             Error::DriftTarget { problem, .. } => problem.code(),
+            Error::Enforce(e) => e.code(),
             Error::Network { .. } => "network",
         }
     }

@@ -8,6 +8,7 @@
 pub mod anchor;
 pub mod chain;
 pub mod drift;
+pub mod enforce;
 pub mod error;
 pub mod fs;
 pub mod hex;

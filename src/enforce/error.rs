@@ -1,0 +1,82 @@
+//! Why the wrapper or a policy could not be used. These are operational
+//! failures (exit 2): a policy that does not parse, a server that could not
+//! be started, a log that cannot be written. Decisions about tool calls are
+//! not errors: they are [`super::policy::Decision`]s, recorded in the chain.
+
+use std::path::PathBuf;
+
+/// A policy file that cannot be used as given. Always names the file and,
+/// where there is one, the line and column (1-based) of the problem.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{}: {problem}", path.display(), match (line, column) { (Some(l), Some(c)) => format!(":{l}:{c}"), (Some(l), None) => format!(":{l}"), _ => String::new() })]
+pub struct PolicyError {
+    pub path: PathBuf,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub problem: PolicyProblem,
+}
+
+impl PolicyError {
+    pub fn code(&self) -> &'static str {
+        self.problem.code()
+    }
+}
+
+/// What is wrong with a policy.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PolicyProblem {
+    /// Not TOML, or TOML that does not have the policy's shape (an unknown
+    /// key, a value of the wrong type, a missing required key).
+    #[error("{0}")]
+    Syntax(String),
+    /// A tool-name glob that does not compile.
+    #[error("bad glob {glob:?}: {message}")]
+    BadGlob { glob: String, message: String },
+    /// A regular expression that does not compile.
+    #[error("bad regex {regex:?}: {message}")]
+    BadRegex { regex: String, message: String },
+    /// A JSON Pointer that is not RFC 6901.
+    #[error("bad JSON Pointer {pointer:?}: {message}")]
+    BadPointer { pointer: String, message: String },
+    /// Any other value that has the right type but cannot be used.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl PolicyProblem {
+    pub fn code(&self) -> &'static str {
+        match self {
+            PolicyProblem::Syntax(_) => "policy_syntax",
+            PolicyProblem::BadGlob { .. } => "policy_bad_glob",
+            PolicyProblem::BadRegex { .. } => "policy_bad_regex",
+            PolicyProblem::BadPointer { .. } => "policy_bad_pointer",
+            PolicyProblem::Invalid(_) => "policy_invalid",
+        }
+    }
+}
+
+/// Why `vouch wrap` could not start or had to stop.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EnforceError {
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    /// The server could not be started.
+    #[error("cannot start the server {program:?}: {message}")]
+    Spawn { program: String, message: String },
+    /// The evidence log could not be written: the wrapper refuses every
+    /// call from then on (fail closed) and stops.
+    #[error("{}: the evidence log cannot be written: {message}", path.display())]
+    Evidence { path: PathBuf, message: String },
+}
+
+impl EnforceError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            EnforceError::Policy(e) => e.code(),
+            EnforceError::Spawn { .. } => "server_spawn",
+            EnforceError::Evidence { .. } => "evidence_unwritable",
+        }
+    }
+}
