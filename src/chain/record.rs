@@ -45,6 +45,8 @@ pub const RESERVED_KINDS: &[&str] = &[
     "drift_check",
     "tool_call",
     "tool_vet",
+    "tool_result",
+    "mcp_session",
 ];
 
 /// True when only vouch's own commands may write records of `kind`.

@@ -670,3 +670,116 @@ pub fn repair(path: &Path) -> Result<RepairOutcome> {
         removed,
     })
 }
+
+/// A writer for a long session (the MCP wrapper): it appends batches of
+/// vouch's own records to one log, each batch under the log's lock (taken
+/// only while it writes, so other writers may share the log) with one write
+/// and one fsync (group commit), and signs a checkpoint over everything
+/// when asked. Between batches it keeps the log's Merkle tree in memory; if
+/// another writer appended in the meantime (the log's last record is not
+/// the one this writer wrote) the tree is rebuilt from the log, as
+/// [`append_covered`] does.
+pub struct SessionWriter {
+    path: PathBuf,
+    key: SignerKey,
+    range: CompactRange,
+    /// The leaf of the last record this writer knows of.
+    last: Option<Hash>,
+    /// Records appended since the last checkpoint record.
+    uncovered: u64,
+}
+
+impl SessionWriter {
+    /// Opens (creating when missing) the log at `path` for `key`'s origin,
+    /// checking its structure as [`append_covered`] does.
+    pub fn open(path: &Path, key: SignerKey) -> Result<SessionWriter> {
+        let log = LockedLog::open(path, key.name())?;
+        let range = verified_tree(&log, &key)?;
+        if range.end() != log.next_seq {
+            return Err(Error::io(
+                &log.path,
+                std::io::Error::other("the log changed while it was read"),
+            ));
+        }
+        Ok(SessionWriter {
+            path: path.to_path_buf(),
+            last: (log.next_seq > 0).then_some(log.prev),
+            key,
+            range,
+            uncovered: 0,
+        })
+    }
+
+    /// The log's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Records appended since the last checkpoint.
+    pub fn uncovered(&self) -> u64 {
+        self.uncovered
+    }
+
+    /// Appends `records` (kind, body) synced with one fsync; then, with
+    /// `checkpoint` and anything uncovered, a `checkpoint` record signed
+    /// over every record up to it. `make(next_seq)` builds the records
+    /// under the lock, so bodies may name the seqs they will get. If
+    /// `make` fails, nothing is written. If the records were written but
+    /// the checkpoint was not, the records stay (uncovered) and the error
+    /// is returned.
+    pub(crate) fn append_with<T>(
+        &mut self,
+        checkpoint: bool,
+        make: impl FnOnce(u64) -> Result<(Vec<(&'static str, serde_json::Value)>, T)>,
+    ) -> Result<(Vec<Appended>, Option<u64>, T)> {
+        let mut log = LockedLog::open(&self.path, self.key.name())?;
+        let current = (log.next_seq > 0).then_some(log.prev);
+        if log.next_seq != self.range.end() || current != self.last {
+            // Another writer appended (or the log was rotated): start from
+            // what the log holds now.
+            self.range = verified_tree(&log, &self.key)?;
+            if self.range.end() != log.next_seq {
+                return Err(Error::io(
+                    &log.path,
+                    std::io::Error::other("the log changed while it was read"),
+                ));
+            }
+            self.last = current;
+            self.uncovered = 0;
+        }
+        let (records, made) = make(log.next_seq)?;
+        let appended = if records.is_empty() {
+            Vec::new()
+        } else {
+            let refs: Vec<(&str, &serde_json::Value)> =
+                records.iter().map(|(k, v)| (*k, v)).collect();
+            log.append_reserved(&refs)?
+        };
+        for a in &appended {
+            self.push_leaf(a.leaf)?;
+        }
+        self.uncovered += appended.len() as u64;
+        let mut checkpoint_seq = None;
+        if checkpoint && self.uncovered > 0 {
+            let (size, root) = (self.range.end(), range_root(&self.range));
+            let text = checkpoint_text(self.key.name(), size, &root, Vec::new());
+            let note = note::sign(&text.to_text(), &[&self.key]).map_err(Error::Sign)?;
+            let body = serde_json::json!({ "note": note });
+            let offset = log.len;
+            let a = log.append_reserved(&[(KIND_CHECKPOINT, &body)])?[0];
+            super::tree::save(&log.path, &log.file, &log.origin, offset, &self.range);
+            self.push_leaf(a.leaf)?;
+            self.uncovered = 0;
+            checkpoint_seq = Some(a.seq);
+        }
+        Ok((appended, checkpoint_seq, made))
+    }
+
+    fn push_leaf(&mut self, leaf: Hash) -> Result<()> {
+        self.range
+            .append(leaf)
+            .map_err(|_| Error::io(&self.path, std::io::Error::other("tree overflow")))?;
+        self.last = Some(leaf);
+        Ok(())
+    }
+}

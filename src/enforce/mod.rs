@@ -8,3 +8,5 @@ pub mod policy;
 pub mod redact;
 
 pub use error::{EnforceError, PolicyError, PolicyProblem};
+pub mod message;
+pub mod evidence;

@@ -117,11 +117,25 @@ fn shorten(s: &str) -> String {
 /// RFC 8785 would write as another value, nesting at most `max_depth`
 /// (the top-level container is depth 1). See the module docs.
 pub fn check_exact(input: &[u8], max_depth: u32) -> Result<(), InexactJson> {
+    check(input, max_depth, true)
+}
+
+/// [`check_exact`] without the number check: RFC 8259 syntax, no
+/// duplicate member names, nesting at most `max_depth`. For messages that
+/// are forwarded as they are (the MCP wrapper), where a number's spelling
+/// is the sender's business but two values for one name are a parser
+/// differential.
+pub fn check_unique_keys(input: &[u8], max_depth: u32) -> Result<(), InexactJson> {
+    check(input, max_depth, false)
+}
+
+fn check(input: &[u8], max_depth: u32, numbers: bool) -> Result<(), InexactJson> {
     let mut p = Lenient {
         input,
         pos: 0,
         max_depth,
         path: Vec::new(),
+        numbers,
     };
     p.ws();
     p.value(0)?;
@@ -255,6 +269,8 @@ struct Lenient<'a> {
     pos: usize,
     max_depth: u32,
     path: Vec<PathStep>,
+    /// Whether numbers must be exact (see [`check_number`]).
+    numbers: bool,
 }
 
 impl Lenient<'_> {
@@ -348,7 +364,9 @@ impl Lenient<'_> {
             }
         }
         let text = &self.input[start..i];
-        if let Err(canonical) = check_number(text) {
+        if self.numbers
+            && let Err(canonical) = check_number(text)
+        {
             return Err(InexactJson::InexactNumber {
                 path: JsonPath(self.path.clone()),
                 offset: start,

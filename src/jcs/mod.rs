@@ -55,7 +55,9 @@ mod string;
 mod validate;
 mod write;
 
-pub use exact::{InexactJson, JsonPath, PathStep, check_exact, check_value_exact};
+pub use exact::{
+    InexactJson, JsonPath, PathStep, check_exact, check_unique_keys, check_value_exact,
+};
 pub use validate::{is_canonical, validate};
 pub use write::{CanonicalizeError, to_canonical_vec, write_canonical};
 
