@@ -10,3 +10,5 @@ pub mod redact;
 pub use error::{EnforceError, PolicyError, PolicyProblem};
 pub mod message;
 pub mod evidence;
+pub mod io;
+pub mod wrap;

@@ -11,6 +11,7 @@ mod output;
 mod receipt;
 mod stamp;
 mod tsa;
+mod wrap;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -55,6 +56,8 @@ enum Command {
     /// Detect drift in file trees, configuration and MCP tool definitions,
     /// with the baseline and every acceptance in the signed chain.
     Drift(drift::DriftCmd),
+    /// Run an MCP stdio server behind a policy, every decision in the chain.
+    Wrap(wrap::WrapArgs),
     /// RFC 3161 time stamps: request, verify, show.
     #[command(subcommand)]
     Tsa(tsa::TsaCommand),
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
         Command::Stamp(a) => stamp::run(a),
         Command::Receipt(a) => receipt::run(a),
         Command::Drift(a) => drift::run(a),
+        Command::Wrap(a) => wrap::run(a),
         Command::Tsa(cmd) => tsa::run(cmd),
     };
     // A failed write of the report (other than a closed pipe) is exit 2.

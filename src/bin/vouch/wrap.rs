@@ -1,0 +1,127 @@
+//! `vouch wrap`: the MCP stdio wrapper (library: `vouch::enforce::wrap`).
+
+use crate::output::{self, Format};
+use clap::Args;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+use vouch::chain::keys;
+use vouch::enforce::evidence::Cadence;
+use vouch::enforce::policy::Policy;
+use vouch::enforce::wrap::{self, WrapOptions};
+
+const WRAP_HELP: &str = "\
+Put `vouch wrap` where an MCP client (Claude Desktop, Cursor, VS Code, Claude
+Code) expects the server's command. It starts the real server (the words
+after `--`) as its child and speaks MCP on its own stdin/stdout: every
+message is forwarded byte for byte, except that each `tools/call` is decided
+by the policy first (allow / ask / block; `vouch policy check --help` has
+the format) and `tools/list` is answered from the wrapper's own listing of
+the server's tools. Every decision, and the outcome of every call it
+forwarded, is a record in the signed chain LOG (`vouch verify LOG`,
+`vouch receipt LOG --seq N`). A decision is on disk (fsync) before the
+client sees the call's result or its refusal; if the log cannot be
+written, calls are refused. Nothing but MCP messages is written to stdout;
+diagnostics and the server's stderr go to stderr. The exit code is the
+server's.
+
+Example (Claude Desktop / Cursor `mcpServers` entry):
+  \"filesystem\": {
+    \"command\": \"vouch\",
+    \"args\": [\"wrap\", \"--policy\", \"/etc/vouch/fs.toml\", \"--log\", \"/var/log/vouch/fs.log\",
+             \"--key\", \"/etc/vouch/mcp.key\", \"--id\", \"filesystem\", \"--\",
+             \"npx\", \"-y\", \"@modelcontextprotocol/server-filesystem\", \"/srv/project\"]
+  }";
+
+#[derive(Args)]
+#[command(after_long_help = WRAP_HELP)]
+pub struct WrapArgs {
+    /// The policy (TOML; `vouch policy check --help`).
+    #[arg(long)]
+    policy: PathBuf,
+    /// The chain log decisions are appended to (created if missing).
+    #[arg(long)]
+    log: PathBuf,
+    /// The log's signing key (`vouch keygen`).
+    #[arg(long)]
+    key: PathBuf,
+    /// The operator's name for this server, recorded with every decision.
+    #[arg(long)]
+    id: String,
+    /// The largest message accepted from either side, in bytes (the
+    /// TypeScript SDK accepts 10 MiB).
+    #[arg(long, default_value_t = 16 << 20, value_name = "BYTES")]
+    max_message_bytes: usize,
+    /// Sign a checkpoint after this many records...
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    checkpoint_every: u64,
+    /// ...or after this many seconds with records not yet covered.
+    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
+    checkpoint_interval: f64,
+    /// List the server's tools again before every call (costs one round
+    /// trip to the server per call; off by default: the wrapper re-lists
+    /// when the server announces a change).
+    #[arg(long)]
+    relist_before_call: bool,
+    /// How long an `ask` waits for an answer before it counts as no.
+    #[arg(long, default_value_t = 120.0, value_name = "SECONDS")]
+    ask_timeout: f64,
+    /// Never ask on the controlling terminal (ask only through the client;
+    /// when it cannot be asked, block).
+    #[arg(long)]
+    no_tty: bool,
+    /// How long the wrapper waits for the server to list its tools.
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    list_timeout: f64,
+    /// The server to run, after `--`.
+    #[arg(last = true, required = true, num_args = 1.., value_name = "COMMAND")]
+    command: Vec<OsString>,
+}
+
+fn seconds(option: &'static str, value: f64) -> vouch::Result<Duration> {
+    Duration::try_from_secs_f64(value).map_err(|_| vouch::Error::InvalidArgument {
+        option,
+        text: value.to_string(),
+        expected: "a non-negative number of seconds",
+    })
+}
+
+pub fn run(a: WrapArgs) -> ExitCode {
+    let r = (|| {
+        let policy = Policy::load(&a.policy)?;
+        let key = keys::read_signer_key(&a.key)?;
+        let mut command = a.command.into_iter();
+        let Some(program) = command.next() else {
+            return Err(vouch::Error::Usage("no server command after --".into()));
+        };
+        if a.max_message_bytes < 1024 {
+            return Err(vouch::Error::InvalidArgument {
+                option: "--max-message-bytes",
+                text: a.max_message_bytes.to_string(),
+                expected: "at least 1024",
+            });
+        }
+        let opts = WrapOptions {
+            server_id: a.id,
+            program,
+            args: command.collect(),
+            policy,
+            max_message_bytes: a.max_message_bytes,
+            cadence: Cadence {
+                checkpoint_every: a.checkpoint_every.max(1),
+                checkpoint_interval: seconds("--checkpoint-interval", a.checkpoint_interval)?,
+            },
+            relist_before_call: a.relist_before_call,
+            ask_timeout: seconds("--ask-timeout", a.ask_timeout)?,
+            tty: !a.no_tty,
+            list_timeout: seconds("--list-timeout", a.list_timeout)?,
+            shutdown_grace: Duration::from_secs(2),
+        };
+        wrap::run(opts, &a.log, key)
+    })();
+    match r {
+        Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(output::EXIT_ERROR)),
+        Err(e) => output::report_error(&e, Format::Table),
+    }
+}

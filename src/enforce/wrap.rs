@@ -1,0 +1,1845 @@
+//! `vouch wrap`: the MCP stdio wrapper.
+//!
+//! One thread (the loop in [`run`]) owns every piece of state; the pipes
+//! are read and written by their own threads, the evidence by its writer
+//! thread ([`super::evidence`]), and terminal questions by short-lived
+//! threads, all reporting to the loop through one channel. So waiting for
+//! a person, for the server or for the disk never stops other traffic.
+//!
+//! What the loop guarantees:
+//! - **Bytes.** A message is forwarded exactly as received, except those
+//!   the wrapper answers itself (`tools/list` from its vetted snapshot,
+//!   blocked calls, protocol errors) and a 2026-07-28 retry carrying the
+//!   wrapper's own `requestState`, from which it strips its own fields.
+//!   Every message forwarded was parsed first ([`super::message`]): no
+//!   duplicate member names, UTF-8, within the size limit; the policy
+//!   decides on the parsed value of exactly the bytes forwarded.
+//! - **Ids.** Pending requests are kept per direction by decoded id. A
+//!   response is delivered only to a request that was sent that way and
+//!   is still unanswered, once; anything else is dropped and recorded. The
+//!   wrapper's own ids carry a random per-session prefix and any id from
+//!   either side with that prefix is refused, so they cannot collide.
+//! - **Order.** Messages to the server go through one FIFO, so a
+//!   `notifications/cancelled` follows its call; a cancel for a call that
+//!   was blocked, answered locally or is still held is swallowed.
+//! - **Evidence.** A decision is queued for the log before the call is
+//!   forwarded; the call's result (or its refusal) reaches the client only
+//!   after the decision is durable. If the log cannot be written, every
+//!   later call is refused.
+
+use super::evidence::{
+    Asked, Cadence, DecisionRecord, Evidence, OutcomeRecord, Pending as Record, SessionRecord,
+    Written,
+};
+use super::io::{Line, Outlet};
+use super::message::{self, Id, Invalid, Kind, code};
+use super::policy::{Action, Policy, RateState};
+use crate::chain::writer::SessionWriter;
+use crate::note::SignerKey;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::ffi::OsString;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel, sync_channel};
+use std::time::{Duration, Instant};
+
+/// The protocol revision that removed the `initialize` handshake.
+pub const MODERN: &str = "2026-07-28";
+/// `_meta` keys of the 2026-07-28 revision.
+const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
+/// The `inputRequests` key of the wrapper's own approval question.
+const APPROVE_KEY: &str = "vouch.approve";
+/// How many anomalies a session records one by one (the rest are counted).
+const MAX_ANOMALY_RECORDS: u64 = 100;
+/// How many locally answered ids are remembered (to swallow their cancels).
+const ANSWERED_MEMORY: usize = 4096;
+/// Bounds on the wrapper's own listing of the server's tools.
+const MAX_LIST_PAGES: usize = 100;
+const MAX_TOOLS: usize = 10_000;
+
+/// How `vouch wrap` runs.
+pub struct WrapOptions {
+    /// The operator's name for the server (`--id`), recorded with every
+    /// decision; never the server's self-reported name.
+    pub server_id: String,
+    pub program: OsString,
+    pub args: Vec<OsString>,
+    pub policy: Policy,
+    /// The largest message accepted from either side.
+    pub max_message_bytes: usize,
+    pub cadence: Cadence,
+    /// List the server's tools again before every call (off by default).
+    pub relist_before_call: bool,
+    /// How long an `ask` waits for an answer before it counts as no.
+    pub ask_timeout: Duration,
+    /// Whether `ask` may fall back to the controlling terminal.
+    pub tty: bool,
+    /// How long the wrapper waits for its own `tools/list`.
+    pub list_timeout: Duration,
+    /// How long the server may take to exit after its stdin is closed, and
+    /// again after SIGTERM.
+    pub shutdown_grace: Duration,
+}
+
+enum Event {
+    Client(Line),
+    Child(Line),
+    Evidence(Written),
+    Tty { id: Id, yes: bool },
+}
+
+fn evidence_event(w: Written) -> Event {
+    Event::Evidence(w)
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Era {
+    Unknown,
+    Legacy(String),
+    Modern,
+}
+
+/// A tool definition as the server listed it.
+struct Tool {
+    raw: Box<RawValue>,
+    /// SHA-256 of the definition's RFC 8785 form.
+    digest: [u8; 32],
+}
+
+struct Snapshot {
+    /// Which fetch made it.
+    generation: u64,
+    tools: Vec<(String, Tool)>,
+    /// Members of the first page's result other than `tools`/`nextCursor`.
+    extra: Vec<(String, Box<RawValue>)>,
+}
+
+impl Snapshot {
+    fn find(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|(n, _)| n == name).map(|(_, t)| t)
+    }
+}
+
+struct Fetch {
+    generation: u64,
+    id: Id,
+    pages: usize,
+    cursors: HashSet<String>,
+    tools: Vec<(String, Tool)>,
+    extra: Option<Vec<(String, Box<RawValue>)>>,
+    deadline: Instant,
+}
+
+/// A `tools/call` being decided or run.
+struct Call {
+    tool: String,
+    /// The exact line received (and forwarded, unless rebuilt).
+    line: Vec<u8>,
+    args: Value,
+    args_sha256: String,
+    meta: Option<Value>,
+    protocol: String,
+    /// The snapshot generation the call must be checked against.
+    needs_generation: u64,
+    stage: Stage,
+    /// The decision's ticket, once decided.
+    ticket: u64,
+    forwarded_at: Option<Instant>,
+    cancelled: bool,
+}
+
+enum Stage {
+    /// Waiting for a tool list.
+    Held,
+    /// Waiting for a person (legacy elicitation or the terminal).
+    Asking { via: &'static str, deadline: Instant },
+    Forwarded,
+}
+
+/// A client request the wrapper has not answered yet.
+enum ClientReq {
+    /// Forwarded, not a call.
+    Plain { method: String },
+    /// `tools/list`, answered from the snapshot when there is one.
+    List { needs_generation: u64, cursor: bool },
+    Call(Box<Call>),
+}
+
+/// Something for the client, held until its decision is durable.
+struct Out {
+    ticket: u64,
+    bytes: Vec<u8>,
+    /// Sent instead when the decision could not be made durable.
+    instead: Option<Vec<u8>>,
+}
+
+struct State {
+    opts: WrapOptions,
+    policy_digest: String,
+    rates: RateState,
+    evidence: Evidence,
+    /// Highest durable ticket; `None` once a write failed.
+    durable: Option<u64>,
+    evidence_failure: Option<String>,
+    outbox: VecDeque<Out>,
+    to_client: Outlet,
+    to_child: Outlet,
+    events: Sender<Event>,
+    era: Era,
+    client_elicitation: bool,
+    server_has_tools: bool,
+    initialize_id: Option<Id>,
+    handshake_done: bool,
+    /// The `_meta` of the last modern request (for the wrapper's own).
+    modern_meta: Option<Value>,
+    id_prefix: String,
+    next_own_id: u64,
+    hmac: ring::hmac::Key,
+    used_nonces: HashSet<String>,
+    from_client: HashMap<Id, ClientReq>,
+    from_server: HashSet<Id>,
+    /// The wrapper's own elicitation requests to the client → the call.
+    own_to_client: HashMap<Id, Id>,
+    answered: VecDeque<Id>,
+    answered_set: HashSet<Id>,
+    snapshot: Option<Snapshot>,
+    fetch: Option<Fetch>,
+    fetch_again: bool,
+    /// The next fetch's generation.
+    next_generation: u64,
+    /// The generation a call must be checked against (raised by
+    /// `list_changed`).
+    required_generation: u64,
+    anomalies: u64,
+    calls: u64,
+    client_closed: bool,
+}
+
+/// Runs the wrapper until the client closes its side and the server has
+/// exited (or the server exits). Returns the exit code to use: the
+/// server's.
+pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::Result<i32> {
+    let writer = SessionWriter::open(log, key)?;
+    let mut child = spawn(&opts)?;
+    let (events_tx, events) = channel::<Event>();
+    let limit = opts.max_message_bytes;
+
+    let (Some(child_in), Some(child_out), Some(child_err)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(spawn_error(&opts, "the child's pipes are missing".into()));
+    };
+    let (child_tx, child_rx) = sync_channel::<Vec<u8>>(256);
+    let (client_tx, client_rx) = sync_channel::<Vec<u8>>(256);
+    let threads = (|| -> std::io::Result<()> {
+        std::thread::Builder::new()
+            .name("wrap-to-server".into())
+            .spawn(move || super::io::write_lines(child_in, child_rx))?;
+        std::thread::Builder::new()
+            .name("wrap-to-client".into())
+            .spawn(move || super::io::write_lines(std::io::stdout(), client_rx))?;
+        let tx = events_tx.clone();
+        std::thread::Builder::new()
+            .name("wrap-from-server".into())
+            .spawn(move || super::io::read_lines(child_out, limit, tx, Event::Child))?;
+        let tx = events_tx.clone();
+        std::thread::Builder::new()
+            .name("wrap-from-client".into())
+            .spawn(move || super::io::read_lines(std::io::stdin(), limit, tx, Event::Client))?;
+        std::thread::Builder::new()
+            .name("wrap-server-stderr".into())
+            .spawn(move || super::io::pass_stderr(child_err))?;
+        Ok(())
+    })();
+    if let Err(e) = threads {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(spawn_error(&opts, format!("cannot start a thread: {e}")));
+    }
+
+    let evidence = Evidence::start(writer, opts.cadence, events_tx.clone(), evidence_event);
+    let rng = ring::rand::SystemRandom::new();
+    let hmac = ring::hmac::Key::generate(ring::hmac::HMAC_SHA256, &rng)
+        .map_err(|_| spawn_error(&opts, "no randomness for the session key".into()))?;
+    let mut nonce = [0u8; 8];
+    ring::rand::SecureRandom::fill(&rng, &mut nonce)
+        .map_err(|_| spawn_error(&opts, "no randomness for the session id".into()))?;
+    let policy_digest = opts.policy.digest().to_owned();
+    let mut st = State {
+        policy_digest,
+        rates: RateState::default(),
+        evidence,
+        durable: Some(0),
+        evidence_failure: None,
+        outbox: VecDeque::new(),
+        to_client: Outlet(Some(client_tx)),
+        to_child: Outlet(Some(child_tx)),
+        events: events_tx,
+        era: Era::Unknown,
+        client_elicitation: false,
+        server_has_tools: false,
+        initialize_id: None,
+        handshake_done: false,
+        modern_meta: None,
+        id_prefix: format!("vouch-wrap-{}-", crate::hex::encode(&nonce)),
+        next_own_id: 1,
+        hmac,
+        used_nonces: HashSet::new(),
+        from_client: HashMap::new(),
+        from_server: HashSet::new(),
+        own_to_client: HashMap::new(),
+        answered: VecDeque::new(),
+        answered_set: HashSet::new(),
+        snapshot: None,
+        fetch: None,
+        fetch_again: false,
+        next_generation: 1,
+        required_generation: 1,
+        anomalies: 0,
+        calls: 0,
+        client_closed: false,
+        opts,
+    };
+    st.session("start", {
+        let mut d = serde_json::Map::new();
+        let mut command = vec![Value::String(st.opts.program.to_string_lossy().into_owned())];
+        command.extend(
+            st.opts
+                .args
+                .iter()
+                .map(|a| Value::String(a.to_string_lossy().into_owned())),
+        );
+        d.insert("command".into(), Value::Array(command));
+        d.insert("policy".into(), Value::String(st.policy_digest.clone()));
+        d.insert("vouch".into(), Value::String(env!("CARGO_PKG_VERSION").into()));
+        d.insert("pid".into(), Value::from(std::process::id()));
+        d
+    });
+
+    let status = st.main_loop(&events, &mut child);
+    st.finish(status)
+}
+
+fn spawn_error(opts: &WrapOptions, message: String) -> crate::Error {
+    super::EnforceError::Spawn {
+        program: opts.program.to_string_lossy().into_owned(),
+        message,
+    }
+    .into()
+}
+
+fn spawn(opts: &WrapOptions) -> crate::Result<Child> {
+    let mut cmd = Command::new(&opts.program);
+    cmd.args(&opts.args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    cmd.spawn().map_err(|e| spawn_error(opts, e.to_string()))
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    crate::hex::encode(&sha2::Sha256::digest(bytes))
+}
+
+/// Sends SIGTERM or SIGKILL to the child's process group with kill(1)
+/// (the crate forbids `unsafe`, so no libc::kill).
+fn signal_group(child: &Child, signal: &str) {
+    let _ = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg("--")
+        .arg(format!("-{}", child.id()))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
+fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            _ => return None,
+        }
+    }
+}
+
+impl State {
+    fn main_loop(&mut self, events: &Receiver<Event>, child: &mut Child) -> Option<ExitStatus> {
+        let mut server_closed = false;
+        let mut shutdown_at: Option<(Instant, u8)> = None;
+        loop {
+            let deadline = self.next_deadline(shutdown_at.map(|(t, _)| t));
+            let event = match deadline {
+                Some(d) => match events.recv_timeout(d.saturating_duration_since(Instant::now())) {
+                    Ok(e) => Some(e),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => break,
+                },
+                None => match events.recv() {
+                    Ok(e) => Some(e),
+                    Err(_) => break,
+                },
+            };
+            match event {
+                Some(Event::Client(Line::Data(bytes))) => self.from_client_line(&bytes),
+                Some(Event::Client(Line::TooLong)) => {
+                    self.anomaly("client", "message_too_large", Value::Null);
+                    let msg = format!(
+                        "message larger than {} bytes",
+                        self.opts.max_message_bytes
+                    );
+                    self.to_client_now(message::error_response(None, code::INVALID_REQUEST, &msg));
+                }
+                Some(Event::Client(Line::Eof)) => {
+                    // The client is done: close the server's stdin, then
+                    // escalate if it does not exit.
+                    self.client_closed = true;
+                    self.to_child.close();
+                    shutdown_at = Some((Instant::now() + self.opts.shutdown_grace, 0));
+                }
+                Some(Event::Child(Line::Data(bytes))) => self.from_child_line(&bytes),
+                Some(Event::Child(Line::TooLong)) => {
+                    self.anomaly("server", "message_too_large", Value::Null);
+                }
+                Some(Event::Child(Line::Eof)) => {
+                    server_closed = true;
+                    break;
+                }
+                Some(Event::Evidence(w)) => self.written(w),
+                Some(Event::Tty { id, yes }) => self.answered_ask(&id, "tty", yes, false),
+                None => {}
+            }
+            self.timeouts();
+            if let Some((at, step)) = shutdown_at
+                && Instant::now() >= at
+            {
+                match step {
+                    0 => {
+                        signal_group(child, "TERM");
+                        shutdown_at = Some((Instant::now() + self.opts.shutdown_grace, 1));
+                    }
+                    _ => {
+                        signal_group(child, "KILL");
+                        break;
+                    }
+                }
+            }
+            self.flush_outbox();
+        }
+        let _ = server_closed;
+        // The server's stdout is closed (or it was killed): collect it.
+        let status = wait_until(child, Instant::now() + self.opts.shutdown_grace).or_else(|| {
+            signal_group(child, "TERM");
+            wait_until(child, Instant::now() + self.opts.shutdown_grace)
+        });
+        let status = status.or_else(|| {
+            signal_group(child, "KILL");
+            child.wait().ok()
+        });
+        // Drain evidence reports still queued so the outbox can flush.
+        while let Ok(e) = events.try_recv() {
+            if let Event::Evidence(w) = e {
+                self.written(w);
+            }
+        }
+        status
+    }
+
+    fn finish(mut self, status: Option<ExitStatus>) -> crate::Result<i32> {
+        // Every request still open gets an answer: the server is gone.
+        let open: Vec<Id> = self.from_client.keys().cloned().collect();
+        for id in open {
+            if let Some(req) = self.from_client.remove(&id) {
+                if let ClientReq::Call(call) = &req
+                    && matches!(call.stage, Stage::Forwarded)
+                    && !call.cancelled
+                {
+                    self.outcome(&id, call, "server_exited", None, false, None);
+                }
+                if !self.client_closed {
+                    self.to_client_now(message::error_response(
+                        Some(&id),
+                        code::SERVER_UNAVAILABLE,
+                        "the MCP server exited",
+                    ));
+                }
+            }
+        }
+        let code = exit_code(status);
+        self.session("end", {
+            let mut d = serde_json::Map::new();
+            d.insert(
+                "reason".into(),
+                Value::String(if self.client_closed { "client_closed" } else { "server_exited" }.into()),
+            );
+            d.insert("exit_code".into(), Value::from(code));
+            d.insert("calls".into(), Value::from(self.calls));
+            d.insert("anomalies".into(), Value::from(self.anomalies));
+            d
+        });
+        let result = self.evidence.finish();
+        // Whatever waited for durability can go now (or is replaced).
+        if let Err(message) = &result {
+            self.evidence_failure = Some(message.clone());
+            self.durable = None;
+        } else {
+            self.durable = Some(u64::MAX);
+        }
+        self.flush_outbox();
+        self.to_client.close();
+        // Give the writer thread a moment to drain to the client.
+        std::thread::sleep(Duration::from_millis(20));
+        match result {
+            Ok(()) => Ok(code),
+            Err(message) => Err(super::EnforceError::Evidence {
+                path: std::path::PathBuf::from("log"),
+                message,
+            }
+            .into()),
+        }
+    }
+
+    fn next_deadline(&self, shutdown: Option<Instant>) -> Option<Instant> {
+        let mut d = shutdown;
+        let mut consider = |t: Instant| {
+            d = Some(d.map_or(t, |x| x.min(t)));
+        };
+        if let Some(f) = &self.fetch {
+            consider(f.deadline);
+        }
+        for req in self.from_client.values() {
+            if let ClientReq::Call(c) = req
+                && let Stage::Asking { deadline, .. } = c.stage
+            {
+                consider(deadline);
+            }
+        }
+        d
+    }
+
+    fn timeouts(&mut self) {
+        let now = Instant::now();
+        if self.fetch.as_ref().is_some_and(|f| now >= f.deadline) {
+            let fetch = self.fetch.take();
+            if let Some(f) = fetch {
+                self.to_child.send(message::notification(
+                    "notifications/cancelled",
+                    &serde_json::json!({"requestId": f.id.to_value(), "reason": "timed out"}),
+                ));
+            }
+            self.fetch_failed("the server did not list its tools in time");
+        }
+        let expired: Vec<Id> = self
+            .from_client
+            .iter()
+            .filter_map(|(id, r)| match r {
+                ClientReq::Call(c) => match c.stage {
+                    Stage::Asking { deadline, .. } if now >= deadline => Some(id.clone()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        for id in expired {
+            let via = match self.from_client.get(&id) {
+                Some(ClientReq::Call(c)) => match c.stage {
+                    Stage::Asking { via, .. } => via,
+                    _ => "tty",
+                },
+                _ => "tty",
+            };
+            // Withdraw the question put to the client.
+            let own: Vec<Id> = self
+                .own_to_client
+                .iter()
+                .filter(|(_, call)| **call == id)
+                .map(|(own, _)| own.clone())
+                .collect();
+            for o in own {
+                self.own_to_client.remove(&o);
+                self.to_client_now(message::notification(
+                    "notifications/cancelled",
+                    &serde_json::json!({"requestId": o.to_value(), "reason": "timed out"}),
+                ));
+            }
+            self.answered_ask(&id, via, false, true);
+        }
+    }
+
+    // ---- evidence -------------------------------------------------------
+
+    fn session(&mut self, event: &'static str, detail: serde_json::Map<String, Value>) -> u64 {
+        self.evidence.submit(Record::Session(SessionRecord {
+            server: self.opts.server_id.clone(),
+            event,
+            detail,
+        }))
+    }
+
+    fn anomaly(&mut self, from: &'static str, what: &str, detail: Value) {
+        self.anomalies += 1;
+        eprintln!("vouch wrap: dropped a message from the {from}: {what}");
+        if self.anomalies <= MAX_ANOMALY_RECORDS {
+            let mut d = serde_json::Map::new();
+            d.insert("from".into(), Value::String(from.into()));
+            d.insert("what".into(), Value::String(what.into()));
+            if !detail.is_null() {
+                d.insert("detail".into(), detail);
+            }
+            self.session("anomaly", d);
+        }
+    }
+
+    fn written(&mut self, w: Written) {
+        match w {
+            Written::Durable { through, .. } => {
+                if let Some(d) = &mut self.durable {
+                    *d = (*d).max(through);
+                }
+            }
+            Written::Failed { through, message } => {
+                eprintln!("vouch wrap: the evidence log cannot be written ({message}); refusing every call from now on");
+                self.evidence_failure = Some(message);
+                let _ = through;
+                self.durable = None;
+            }
+        }
+        self.flush_outbox();
+    }
+
+    fn flush_outbox(&mut self) {
+        while let Some(head) = self.outbox.front() {
+            match self.durable {
+                Some(d) if head.ticket <= d => {
+                    if let Some(out) = self.outbox.pop_front() {
+                        self.to_client.send(out.bytes);
+                    }
+                }
+                Some(_) => break,
+                None => {
+                    if let Some(out) = self.outbox.pop_front() {
+                        if let Some(instead) = out.instead {
+                            self.to_client.send(instead);
+                        } else if out.ticket == 0 {
+                            self.to_client.send(out.bytes);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Queues a message for the client behind everything queued before it.
+    fn to_client_now(&mut self, bytes: Vec<u8>) {
+        self.to_client_after(0, bytes, None);
+    }
+
+    fn to_client_after(&mut self, ticket: u64, bytes: Vec<u8>, instead: Option<Vec<u8>>) {
+        self.outbox.push_back(Out {
+            ticket,
+            bytes,
+            instead,
+        });
+        self.flush_outbox();
+    }
+
+    fn remember_answered(&mut self, id: Id) {
+        if self.answered_set.insert(id.clone()) {
+            self.answered.push_back(id);
+            if self.answered.len() > ANSWERED_MEMORY
+                && let Some(old) = self.answered.pop_front()
+            {
+                self.answered_set.remove(&old);
+            }
+        }
+    }
+
+    fn own_id(&mut self) -> Id {
+        let id = Id::Str(format!("{}{}", self.id_prefix, self.next_own_id));
+        self.next_own_id += 1;
+        id
+    }
+
+    fn is_reserved(&self, id: &Id) -> bool {
+        matches!(id, Id::Str(s) if s.starts_with(&self.id_prefix))
+    }
+
+    fn protocol(&self, meta: Option<&Value>) -> String {
+        if let Some(v) = meta.and_then(|m| m.get(META_VERSION)).and_then(Value::as_str) {
+            return v.to_owned();
+        }
+        match &self.era {
+            Era::Unknown => "unknown".into(),
+            Era::Legacy(v) => v.clone(),
+            Era::Modern => MODERN.into(),
+        }
+    }
+
+    fn is_modern(&self) -> bool {
+        self.era == Era::Modern
+    }
+
+    // ---- from the client ------------------------------------------------
+
+    fn from_client_line(&mut self, bytes: &[u8]) {
+        let kind = match message::parse(bytes) {
+            Ok(k) => k,
+            Err(invalid) => return self.invalid_from_client(&invalid),
+        };
+        match kind {
+            Kind::Request { id, method, params } => {
+                if self.is_reserved(&id) {
+                    self.anomaly("client", "reserved_id", Value::Null);
+                    return self.to_client_now(message::error_response(
+                        Some(&id),
+                        code::INVALID_REQUEST,
+                        "this id is reserved by vouch wrap",
+                    ));
+                }
+                if self.from_client.contains_key(&id) {
+                    return self.to_client_now(message::error_response(
+                        Some(&id),
+                        code::INVALID_REQUEST,
+                        "a request with this id is still pending",
+                    ));
+                }
+                let meta = params.and_then(|p| {
+                    serde_json::from_str::<Value>(p.get())
+                        .ok()
+                        .and_then(|v| v.get("_meta").cloned())
+                });
+                if meta.as_ref().and_then(|m| m.get(META_VERSION)).is_some() {
+                    self.modern_meta = meta.clone();
+                }
+                match method.as_ref() {
+                    "tools/call" => self.call(id, bytes, params, meta),
+                    "tools/list" => self.client_list(id, params),
+                    "initialize" => {
+                        self.client_elicitation = params
+                            .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
+                            .and_then(|v| v.pointer("/capabilities/elicitation").cloned())
+                            .is_some_and(|e| e.is_object());
+                        self.initialize_id = Some(id.clone());
+                        self.forward_request(id, "initialize", bytes);
+                    }
+                    other => {
+                        let other = other.to_owned();
+                        self.forward_request(id, &other, bytes);
+                    }
+                }
+            }
+            Kind::Notification { method, params } => match method.as_ref() {
+                "notifications/cancelled" => self.client_cancel(bytes, params),
+                "notifications/initialized" => {
+                    self.to_child.send(bytes.to_vec());
+                    self.handshake_done = true;
+                    if self.server_has_tools {
+                        self.start_fetch();
+                    }
+                }
+                _ => self.to_child.send(bytes.to_vec()),
+            },
+            Kind::Response { id, .. } => {
+                if let Some(call) = self.own_to_client.remove(&id) {
+                    let approved = approved(bytes);
+                    self.answered_ask(&call, "elicitation", approved, false);
+                } else if self.from_server.remove(&id) {
+                    self.to_child.send(bytes.to_vec());
+                } else {
+                    self.anomaly(
+                        "client",
+                        "unexpected_response",
+                        serde_json::json!({"id": id.to_value()}),
+                    );
+                }
+            }
+        }
+    }
+
+    fn invalid_from_client(&mut self, invalid: &Invalid) {
+        self.anomaly("client", invalid.code(), Value::Null);
+        let batches_allowed = matches!(&self.era, Era::Legacy(v) if v.as_str() <= "2025-03-26");
+        let reply = match invalid {
+            Invalid::Batch { ids } if batches_allowed => {
+                // 2025-03-26 and earlier: receivers had to accept batches;
+                // the wrapper answers each request in it with an error.
+                let items: Vec<Value> = ids
+                    .iter()
+                    .map(|id| {
+                        serde_json::from_slice(&message::error_response(
+                            Some(id),
+                            code::INVALID_REQUEST,
+                            "vouch wrap does not forward JSON-RPC batches",
+                        ))
+                        .unwrap_or(Value::Null)
+                    })
+                    .collect();
+                if items.is_empty() {
+                    return;
+                }
+                serde_json::to_vec(&items).unwrap_or_default()
+            }
+            Invalid::Batch { .. } => message::error_response(
+                None,
+                code::INVALID_REQUEST,
+                "JSON-RPC batches are not part of MCP since 2025-06-18",
+            ),
+            Invalid::Json(crate::jcs::InexactJson::Syntax { .. }) | Invalid::NotUtf8 => {
+                message::error_response(None, code::PARSE_ERROR, &invalid.to_string())
+            }
+            Invalid::BadId { method: Some(_), .. } | Invalid::Json(_) | Invalid::NotJsonRpc(_) => {
+                message::error_response(None, code::INVALID_REQUEST, &invalid.to_string())
+            }
+            Invalid::BadId { method: None, .. } | Invalid::TooLarge { .. } => return,
+        };
+        self.to_client_now(reply);
+    }
+
+    fn forward_request(&mut self, id: Id, method: &str, bytes: &[u8]) {
+        self.from_client.insert(
+            id,
+            ClientReq::Plain {
+                method: method.to_owned(),
+            },
+        );
+        self.to_child.send(bytes.to_vec());
+    }
+
+    fn client_cancel(&mut self, bytes: &[u8], params: Option<&RawValue>) {
+        let target = params
+            .and_then(|p| serde_json::from_str::<HashMap<String, Box<RawValue>>>(p.get()).ok())
+            .and_then(|m| m.get("requestId").and_then(|r| message::decode_id(r).ok()));
+        let Some(id) = target else {
+            self.anomaly("client", "bad_cancel", Value::Null);
+            return;
+        };
+        match self.from_client.get_mut(&id) {
+            Some(ClientReq::Call(call)) => match call.stage {
+                Stage::Forwarded => {
+                    call.cancelled = true;
+                    self.to_child.send(bytes.to_vec());
+                }
+                Stage::Held | Stage::Asking { .. } => {
+                    // Never sent: decide it as withdrawn, answer nothing.
+                    if let Some(ClientReq::Call(call)) = self.from_client.remove(&id) {
+                        let _ = self.decide_record(&id, &call, "cancelled", "cancelled", "the client cancelled the call before it was decided", None, false);
+                        self.remember_answered(id);
+                    }
+                }
+            },
+            Some(ClientReq::List { .. }) => {
+                self.from_client.remove(&id);
+                self.remember_answered(id);
+            }
+            Some(ClientReq::Plain { .. }) => {
+                self.to_child.send(bytes.to_vec());
+            }
+            None => {
+                // Blocked, answered locally, or unknown: never forwarded.
+                if !self.answered_set.contains(&id) {
+                    self.anomaly(
+                        "client",
+                        "cancel_unknown_id",
+                        serde_json::json!({"id": id.to_value()}),
+                    );
+                }
+            }
+        }
+    }
+
+    // ---- tools/list -----------------------------------------------------
+
+    fn client_list(&mut self, id: Id, params: Option<&RawValue>) {
+        let cursor = params
+            .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
+            .is_some_and(|v| v.get("cursor").is_some_and(|c| !c.is_null()));
+        let needs_generation = if self.opts.relist_before_call {
+            self.next_generation
+        } else {
+            self.required_generation
+        };
+        self.from_client.insert(
+            id,
+            ClientReq::List {
+                needs_generation,
+                cursor,
+            },
+        );
+        self.progress();
+    }
+
+    /// Starts the wrapper's own listing, unless one is running (then it
+    /// runs again when done).
+    fn start_fetch(&mut self) {
+        if self.fetch.is_some() {
+            self.fetch_again = true;
+            return;
+        }
+        if !self.can_list() {
+            return;
+        }
+        let generation = self.next_generation;
+        self.next_generation += 1;
+        let id = self.own_id();
+        self.fetch = Some(Fetch {
+            generation,
+            id: id.clone(),
+            pages: 0,
+            cursors: HashSet::new(),
+            tools: Vec::new(),
+            extra: None,
+            deadline: Instant::now() + self.opts.list_timeout,
+        });
+        self.send_list_page(&id, None);
+    }
+
+    fn can_list(&self) -> bool {
+        match self.era {
+            Era::Modern => self.modern_meta.is_some(),
+            Era::Legacy(_) => self.handshake_done,
+            Era::Unknown => self.modern_meta.is_some(),
+        }
+    }
+
+    fn send_list_page(&mut self, id: &Id, cursor: Option<&str>) {
+        let mut params = serde_json::Map::new();
+        if let Some(c) = cursor {
+            params.insert("cursor".into(), Value::String(c.to_owned()));
+        }
+        if let Some(meta) = &self.modern_meta
+            && !matches!(self.era, Era::Legacy(_))
+        {
+            let mut m = serde_json::Map::new();
+            for key in [META_VERSION, META_CAPS] {
+                if let Some(v) = meta.get(key) {
+                    m.insert(key.into(), v.clone());
+                }
+            }
+            params.insert("_meta".into(), Value::Object(m));
+        }
+        self.to_child
+            .send(message::request(id, "tools/list", &Value::Object(params)));
+    }
+
+    fn list_page(&mut self, result: Option<&RawValue>, error: Option<&RawValue>) {
+        let Some(mut fetch) = self.fetch.take() else {
+            return;
+        };
+        if let Some(e) = error {
+            let text = serde_json::from_str::<Value>(e.get())
+                .ok()
+                .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_owned))
+                .unwrap_or_else(|| "an error".into());
+            return self.fetch_failed(&format!("the server answered tools/list with an error: {text}"));
+        }
+        let page = result.and_then(|r| {
+            serde_json::from_str::<serde_json::Map<String, Value>>(r.get())
+                .ok()
+                .map(|_| r)
+        });
+        let Some(page) = page else {
+            return self.fetch_failed("the server's tools/list result is not an object");
+        };
+        #[derive(serde::Deserialize)]
+        struct PageOf<'a> {
+            #[serde(borrow)]
+            tools: Vec<&'a RawValue>,
+            #[serde(rename = "nextCursor")]
+            next_cursor: Option<String>,
+        }
+        let Ok(parsed) = serde_json::from_str::<PageOf<'_>>(page.get()) else {
+            return self.fetch_failed("the server's tools/list result has no tools array");
+        };
+        if fetch.extra.is_none() {
+            let all: serde_json::Map<String, Value> =
+                serde_json::from_str(page.get()).unwrap_or_default();
+            let mut extra = Vec::new();
+            if let Ok(raw) = serde_json::from_str::<HashMap<String, Box<RawValue>>>(page.get()) {
+                for k in all.keys() {
+                    if k != "tools"
+                        && k != "nextCursor"
+                        && let Some(v) = raw.get(k)
+                    {
+                        extra.push((k.clone(), v.clone()));
+                    }
+                }
+            }
+            fetch.extra = Some(extra);
+        }
+        for raw in parsed.tools {
+            let value: Value = match serde_json::from_str(raw.get()) {
+                Ok(v) => v,
+                Err(_) => return self.fetch_failed("a tool definition is not JSON"),
+            };
+            let Some(name) = value.get("name").and_then(Value::as_str) else {
+                return self.fetch_failed("a tool definition has no name");
+            };
+            if fetch.tools.iter().any(|(n, _)| n == name) {
+                return self.fetch_failed(&format!("the tool {name:?} is listed twice"));
+            }
+            let digest = match crate::jcs::to_canonical_vec(&value) {
+                Ok(c) => {
+                    use sha2::Digest;
+                    sha2::Sha256::digest(&c).into()
+                }
+                Err(_) => return self.fetch_failed("a tool definition cannot be canonicalised"),
+            };
+            let raw: Box<RawValue> = match RawValue::from_string(raw.get().to_owned()) {
+                Ok(r) => r,
+                Err(_) => return self.fetch_failed("a tool definition is not JSON"),
+            };
+            fetch.tools.push((name.to_owned(), Tool { raw, digest }));
+        }
+        fetch.pages += 1;
+        if fetch.tools.len() > MAX_TOOLS || fetch.pages > MAX_LIST_PAGES {
+            return self.fetch_failed("the server lists more tools or pages than the wrapper accepts");
+        }
+        match parsed.next_cursor {
+            Some(c) => {
+                if !fetch.cursors.insert(c.clone()) {
+                    return self.fetch_failed("the server repeated a tools/list cursor");
+                }
+                let id = self.own_id();
+                fetch.id = id.clone();
+                self.fetch = Some(fetch);
+                self.send_list_page(&id, Some(&c));
+            }
+            None => self.fetch_done(fetch),
+        }
+    }
+
+    fn fetch_done(&mut self, fetch: Fetch) {
+        let snapshot = Snapshot {
+            generation: fetch.generation,
+            tools: fetch.tools,
+            extra: fetch.extra.unwrap_or_default(),
+        };
+        let (mut added, mut removed, mut changed) = (Vec::new(), Vec::new(), Vec::new());
+        if let Some(old) = &self.snapshot {
+            for (name, tool) in &snapshot.tools {
+                match old.find(name) {
+                    None => added.push(Value::String(name.clone())),
+                    Some(t) if t.digest != tool.digest => changed.push(Value::String(name.clone())),
+                    Some(_) => {}
+                }
+            }
+            for (name, _) in &old.tools {
+                if snapshot.find(name).is_none() {
+                    removed.push(Value::String(name.clone()));
+                }
+            }
+        } else {
+            added = snapshot
+                .tools
+                .iter()
+                .map(|(n, _)| Value::String(n.clone()))
+                .collect();
+        }
+        let digest = {
+            use sha2::Digest;
+            let mut h = sha2::Sha256::new();
+            for (name, tool) in &snapshot.tools {
+                h.update(name.as_bytes());
+                h.update([0]);
+                h.update(tool.digest);
+            }
+            crate::hex::encode(&h.finalize())
+        };
+        if !(added.is_empty() && removed.is_empty() && changed.is_empty()) {
+            let mut d = serde_json::Map::new();
+            d.insert("tools".into(), Value::from(snapshot.tools.len()));
+            d.insert("digest".into(), Value::String(format!("sha256:{digest}")));
+            d.insert("added".into(), Value::Array(added));
+            d.insert("removed".into(), Value::Array(removed));
+            d.insert("changed".into(), Value::Array(changed));
+            self.session("tools", d);
+        }
+        self.snapshot = Some(snapshot);
+        if std::mem::take(&mut self.fetch_again) {
+            self.start_fetch();
+        }
+        self.progress();
+    }
+
+    fn fetch_failed(&mut self, why: &str) {
+        eprintln!("vouch wrap: {why}");
+        self.fetch = None;
+        self.fetch_again = false;
+        // Everything waiting for a list is answered now.
+        let waiting: Vec<Id> = self
+            .from_client
+            .iter()
+            .filter(|(_, r)| matches!(r, ClientReq::List { .. } | ClientReq::Call(_)))
+            .filter(|(_, r)| match r {
+                ClientReq::Call(c) => matches!(c.stage, Stage::Held),
+                _ => true,
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in waiting {
+            match self.from_client.remove(&id) {
+                Some(ClientReq::List { .. }) => {
+                    self.to_client_now(message::error_response(
+                        Some(&id),
+                        code::INTERNAL_ERROR,
+                        &format!("vouch wrap: {why}"),
+                    ));
+                }
+                Some(ClientReq::Call(call)) => {
+                    self.refuse(&id, *call, "tools_unavailable", why, None);
+                }
+                Some(other) => {
+                    self.from_client.insert(id, other);
+                }
+                None => {}
+            }
+        }
+    }
+
+    /// Answers what waits for a snapshot, and starts a fetch if something
+    /// waits for a newer one.
+    fn progress(&mut self) {
+        let ready_generation = self.snapshot.as_ref().map_or(0, |s| s.generation);
+        let mut need_fetch = false;
+        let waiting: Vec<Id> = self
+            .from_client
+            .iter()
+            .filter_map(|(id, r)| match r {
+                ClientReq::List {
+                    needs_generation, ..
+                } => Some((id, *needs_generation)),
+                ClientReq::Call(c) if matches!(c.stage, Stage::Held) => {
+                    Some((id, c.needs_generation))
+                }
+                _ => None,
+            })
+            .filter_map(|(id, g)| {
+                if g <= ready_generation {
+                    Some(id.clone())
+                } else {
+                    need_fetch = true;
+                    None
+                }
+            })
+            .collect();
+        for id in waiting {
+            match self.from_client.remove(&id) {
+                Some(ClientReq::List { cursor, .. }) => self.answer_list(&id, cursor),
+                Some(ClientReq::Call(call)) => self.decide(id, *call),
+                Some(other) => {
+                    self.from_client.insert(id, other);
+                }
+                None => {}
+            }
+        }
+        if need_fetch {
+            let fetching_new_enough = self.fetch.as_ref().is_some_and(|f| {
+                f.generation >= self.required_generation
+            });
+            if !fetching_new_enough {
+                self.start_fetch();
+            }
+        }
+    }
+
+    fn answer_list(&mut self, id: &Id, cursor: bool) {
+        if cursor {
+            // The wrapper serves the whole list as one page: it never hands
+            // out a cursor, so any cursor is not one of its own.
+            self.remember_answered(id.clone());
+            return self.to_client_now(message::error_response(
+                Some(id),
+                code::INVALID_PARAMS,
+                "invalid cursor",
+            ));
+        }
+        let Some(snapshot) = &self.snapshot else {
+            return;
+        };
+        let mut result = String::from("{\"tools\":[");
+        for (i, (_, tool)) in snapshot.tools.iter().enumerate() {
+            if i > 0 {
+                result.push(',');
+            }
+            result.push_str(tool.raw.get());
+        }
+        result.push(']');
+        for (k, v) in &snapshot.extra {
+            result.push(',');
+            result.push_str(&Value::String(k.clone()).to_string());
+            result.push(':');
+            result.push_str(v.get());
+        }
+        result.push('}');
+        let bytes = message::result_response(id, &result);
+        self.remember_answered(id.clone());
+        self.to_client_now(bytes);
+    }
+
+    // ---- tools/call -----------------------------------------------------
+
+    fn call(&mut self, id: Id, bytes: &[u8], params: Option<&RawValue>, meta: Option<Value>) {
+        self.calls += 1;
+        #[derive(serde::Deserialize)]
+        struct CallParams<'a> {
+            name: String,
+            #[serde(borrow, default)]
+            arguments: Option<&'a RawValue>,
+        }
+        let protocol = self.protocol(meta.as_ref());
+        let parsed = params.and_then(|p| serde_json::from_str::<CallParams<'_>>(p.get()).ok());
+        let Some(parsed) = parsed else {
+            self.remember_answered(id.clone());
+            return self.to_client_now(message::error_response(
+                Some(&id),
+                code::INVALID_PARAMS,
+                "tools/call needs params with a string name",
+            ));
+        };
+        let raw_args = parsed.arguments.map_or("", RawValue::get);
+        let args: Value = if raw_args.is_empty() || raw_args == "null" {
+            Value::Object(serde_json::Map::new())
+        } else {
+            match serde_json::from_str(raw_args) {
+                Ok(v) => v,
+                Err(_) => Value::Null,
+            }
+        };
+        let mut call = Call {
+            tool: parsed.name,
+            line: bytes.to_vec(),
+            args_sha256: sha256_hex(raw_args.as_bytes()),
+            args,
+            meta,
+            protocol,
+            needs_generation: if self.opts.relist_before_call {
+                self.next_generation.max(self.required_generation)
+            } else {
+                self.required_generation
+            },
+            stage: Stage::Held,
+            ticket: 0,
+            forwarded_at: None,
+            cancelled: false,
+        };
+        if !call.args.is_object() {
+            return self.refuse(&id, call, "invalid_arguments", "the arguments are not a JSON object", None);
+        }
+        // Numbers the policy would read differently from a JavaScript
+        // server (beyond double precision) are refused, not guessed.
+        if !raw_args.is_empty()
+            && let Err(e) = crate::jcs::check_exact(raw_args.as_bytes(), message::MAX_DEPTH)
+        {
+            return self.refuse(&id, call, "inexact_arguments", &format!("the arguments cannot be read exactly: {e}"), None);
+        }
+        if let Some(failure) = &self.evidence_failure {
+            let why = format!("the evidence log cannot be written ({failure})");
+            return self.refuse(&id, call, "evidence_unavailable", &why, None);
+        }
+        // A 2026-07-28 retry answering the wrapper's own question.
+        if let Some(state) = self.own_request_state(params) {
+            return self.retry(id, call, params, state);
+        }
+        if self.opts.relist_before_call {
+            call.needs_generation = self.next_generation;
+            self.from_client.insert(id, ClientReq::Call(Box::new(call)));
+            self.start_fetch();
+            return;
+        }
+        self.from_client.insert(id, ClientReq::Call(Box::new(call)));
+        self.progress();
+    }
+
+    /// Decides a call whose snapshot is there.
+    fn decide(&mut self, id: Id, call: Call) {
+        let listed = self
+            .snapshot
+            .as_ref()
+            .is_some_and(|s| s.find(&call.tool).is_some());
+        if !listed {
+            let why = format!("the server did not list a tool named {:?}", call.tool);
+            return self.refuse(&id, call, "not_listed", &why, None);
+        }
+        let decision = self
+            .opts
+            .policy
+            .decide(&call.tool, &call.args, &mut self.rates, Instant::now());
+        match decision.action {
+            Action::Allow => self.forward_call(id, call, &decision.rule, &decision.reason, None),
+            Action::Block => self.refuse(&id, call, &decision.rule, &decision.reason, None),
+            Action::Ask => self.ask(id, call, &decision.rule, &decision.reason),
+        }
+    }
+
+    fn decide_record(
+        &mut self,
+        id: &Id,
+        call: &Call,
+        decision: &'static str,
+        rule: &str,
+        reason: &str,
+        asked: Option<Asked>,
+        forwarded: bool,
+    ) -> u64 {
+        let redacted = super::redact::redact(&call.args);
+        let size = serde_json::to_vec(&redacted.value).map_or(usize::MAX, |v| v.len());
+        let (arguments, masked) = if size <= super::evidence::MAX_REDACTED_BYTES {
+            (redacted.value, redacted.masked)
+        } else {
+            (Value::Null, Vec::new())
+        };
+        self.evidence.submit(Record::Decision(Box::new(DecisionRecord {
+            server: self.opts.server_id.clone(),
+            protocol: call.protocol.clone(),
+            request_id: id.to_value(),
+            tool: call.tool.clone(),
+            arguments_sha256: call.args_sha256.clone(),
+            message_sha256: sha256_hex(&call.line),
+            arguments,
+            masked,
+            decision,
+            rule: rule.to_owned(),
+            reason: reason.to_owned(),
+            asked,
+            policy: self.policy_digest.clone(),
+            forwarded,
+        })))
+    }
+
+    fn refuse(&mut self, id: &Id, call: Call, rule: &str, reason: &str, asked: Option<Asked>) {
+        let ticket = self.decide_record(id, &call, "block", rule, reason, asked, false);
+        let text = format!("vouch blocked this call to {}: {rule}: {reason}", call.tool);
+        let bytes = self.tool_error(id, &text);
+        let instead = message::error_response(
+            Some(id),
+            code::INTERNAL_ERROR,
+            "vouch wrap: the evidence log cannot be written; the call was not made",
+        );
+        self.remember_answered(id.clone());
+        self.to_client_after(ticket, bytes, Some(instead));
+    }
+
+    /// A tool result with `isError: true` carrying `text`.
+    fn tool_error(&self, id: &Id, text: &str) -> Vec<u8> {
+        #[derive(serde::Serialize)]
+        struct Content<'a> {
+            #[serde(rename = "type")]
+            kind: &'static str,
+            text: &'a str,
+        }
+        #[derive(serde::Serialize)]
+        struct CallResult<'a> {
+            content: [Content<'a>; 1],
+            #[serde(rename = "isError")]
+            is_error: bool,
+            #[serde(rename = "resultType", skip_serializing_if = "Option::is_none")]
+            result_type: Option<&'static str>,
+        }
+        let result = CallResult {
+            content: [Content { kind: "text", text }],
+            is_error: true,
+            result_type: self.is_modern().then_some("complete"),
+        };
+        message::result_response(id, &serde_json::to_string(&result).unwrap_or_default())
+    }
+
+    fn forward_call(&mut self, id: Id, mut call: Call, rule: &str, reason: &str, asked: Option<Asked>) {
+        if let Some(failure) = self.evidence_failure.clone() {
+            let why = format!("the evidence log cannot be written ({failure})");
+            return self.refuse(&id, call, "evidence_unavailable", &why, asked);
+        }
+        call.ticket = self.decide_record(&id, &call, "allow", rule, reason, asked, true);
+        call.stage = Stage::Forwarded;
+        call.forwarded_at = Some(Instant::now());
+        self.to_child.send(call.line.clone());
+        self.from_client.insert(id, ClientReq::Call(Box::new(call)));
+    }
+
+    fn outcome(
+        &mut self,
+        id: &Id,
+        call: &Call,
+        outcome: &'static str,
+        response: Option<&[u8]>,
+        is_error: bool,
+        error_code: Option<i64>,
+    ) {
+        let duration_us = call
+            .forwarded_at
+            .map_or(0, |t| u64::try_from(t.elapsed().as_micros()).unwrap_or(u64::MAX));
+        self.evidence.submit(Record::Outcome {
+            decision: call.ticket,
+            record: Box::new(OutcomeRecord {
+                server: self.opts.server_id.clone(),
+                decision_seq: 0,
+                request_id: id.to_value(),
+                tool: call.tool.clone(),
+                outcome,
+                response_sha256: response.map(sha256_hex),
+                is_error,
+                error_code,
+                duration_us,
+            }),
+        });
+    }
+
+    // ---- ask ------------------------------------------------------------
+
+    fn ask(&mut self, id: Id, mut call: Call, rule: &str, reason: &str) {
+        let question = format!(
+            "vouch: the policy rule {rule} asks before {} on server {} runs. Allow it? ({reason})",
+            call.tool, self.opts.server_id
+        );
+        let modern_elicitation = call
+            .meta
+            .as_ref()
+            .and_then(|m| m.get(META_CAPS))
+            .and_then(|c| c.get("elicitation"))
+            .is_some_and(Value::is_object);
+        if self.is_modern() || call.protocol == MODERN {
+            if modern_elicitation {
+                return self.input_required(&id, &call, &question, None);
+            }
+        } else if self.client_elicitation {
+            let own = self.own_id();
+            let params = serde_json::json!({
+                "message": question,
+                "requestedSchema": approval_schema(),
+            });
+            self.own_to_client.insert(own.clone(), id.clone());
+            self.to_client_now(message::request(&own, "elicitation/create", &params));
+            call.stage = Stage::Asking {
+                via: "elicitation",
+                deadline: Instant::now() + self.opts.ask_timeout,
+            };
+            self.from_client.insert(id, ClientReq::Call(Box::new(call)));
+            return;
+        }
+        if self.opts.tty && tty_available() {
+            let tx = self.events.clone();
+            let prompt = format!("{question} Arguments (redacted): {}\n[y/N] ", {
+                let r = super::redact::redact(&call.args);
+                let mut s = r.value.to_string();
+                if s.len() > 2000 {
+                    s.truncate(s.floor_char_boundary(2000));
+                    s.push('…');
+                }
+                crate::stamp::path::display(s.as_bytes())
+            });
+            let ask_id = id.clone();
+            let _ = std::thread::Builder::new()
+                .name("wrap-tty".into())
+                .spawn(move || {
+                    let yes = ask_tty(&prompt);
+                    let _ = tx.send(Event::Tty { id: ask_id, yes });
+                });
+            call.stage = Stage::Asking {
+                via: "tty",
+                deadline: Instant::now() + self.opts.ask_timeout,
+            };
+            self.from_client.insert(id, ClientReq::Call(Box::new(call)));
+            return;
+        }
+        let why = format!("{reason} (the policy asks, but the client cannot be asked and there is no terminal)");
+        self.refuse(
+            &id,
+            call,
+            rule,
+            &why,
+            Some(Asked {
+                via: "none",
+                answer: "unanswerable",
+            }),
+        );
+    }
+
+    /// The answer to an ask arrived (or it timed out).
+    fn answered_ask(&mut self, id: &Id, via: &'static str, yes: bool, timeout: bool) {
+        let Some(ClientReq::Call(call)) = self.from_client.remove(id) else {
+            return;
+        };
+        if !matches!(call.stage, Stage::Asking { .. }) {
+            self.from_client.insert(id.clone(), ClientReq::Call(call));
+            return;
+        }
+        let answer = if timeout {
+            "timeout"
+        } else if yes {
+            "yes"
+        } else {
+            "no"
+        };
+        let asked = Some(Asked { via, answer });
+        // Re-decide: the rule may have changed nothing, but a limit counts.
+        if yes {
+            self.forward_call(id.clone(), *call, "ask", "approved by the operator", asked);
+        } else {
+            let reason = if timeout { "no answer in time" } else { "the operator said no" };
+            self.refuse(id, *call, "ask", reason, asked);
+        }
+    }
+
+    /// Answers a 2026-07-28 call with the wrapper's own approval question.
+    fn input_required(&mut self, id: &Id, call: &Call, question: &str, server_state: Option<&str>) {
+        let state = self.seal_state(call, server_state);
+        #[derive(serde::Serialize)]
+        struct InputRequest {
+            method: &'static str,
+            params: Value,
+        }
+        let mut requests = serde_json::Map::new();
+        requests.insert(
+            APPROVE_KEY.into(),
+            serde_json::to_value(InputRequest {
+                method: "elicitation/create",
+                params: serde_json::json!({
+                    "message": question,
+                    "requestedSchema": approval_schema(),
+                }),
+            })
+            .unwrap_or(Value::Null),
+        );
+        let result = serde_json::json!({
+            "resultType": "input_required",
+            "inputRequests": requests,
+            "requestState": state,
+        });
+        self.remember_answered(id.clone());
+        self.to_client_now(message::result_response(id, &result.to_string()));
+    }
+
+    fn seal_state(&self, call: &Call, server_state: Option<&str>) -> String {
+        use base64::Engine;
+        let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let mut nonce = [0u8; 12];
+        let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut nonce);
+        let expires = crate::time::now_unix()
+            .saturating_add(i64::try_from(self.opts.ask_timeout.as_secs()).unwrap_or(i64::MAX));
+        let payload = serde_json::json!({
+            "t": call.tool,
+            "a": args_digest(&call.args),
+            "e": expires,
+            "n": crate::hex::encode(&nonce),
+            "s": server_state,
+        });
+        let body = b64.encode(payload.to_string());
+        let tag = ring::hmac::sign(&self.hmac, body.as_bytes());
+        format!("vouch1.{body}.{}", b64.encode(tag.as_ref()))
+    }
+
+    /// The wrapper's own `requestState` in a call's params, if it is one
+    /// (verified: tag, not expired, not used; otherwise `Err`).
+    fn own_request_state(&mut self, params: Option<&RawValue>) -> Option<Result<Value, &'static str>> {
+        let p: Value = serde_json::from_str(params?.get()).ok()?;
+        let state = p.get("requestState")?.as_str()?;
+        let rest = state.strip_prefix("vouch1.")?;
+        use base64::Engine;
+        let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let Some((body, tag)) = rest.split_once('.') else {
+            return Some(Err("the requestState is malformed"));
+        };
+        let Ok(tag) = b64.decode(tag) else {
+            return Some(Err("the requestState is malformed"));
+        };
+        if ring::hmac::verify(&self.hmac, body.as_bytes(), &tag).is_err() {
+            return Some(Err("the requestState was not issued by this wrapper"));
+        }
+        let Some(payload) = b64
+            .decode(body)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        else {
+            return Some(Err("the requestState is malformed"));
+        };
+        let expires = payload.get("e").and_then(Value::as_i64).unwrap_or(0);
+        if crate::time::now_unix() > expires {
+            return Some(Err("the approval question expired"));
+        }
+        let nonce = payload.get("n").and_then(Value::as_str).unwrap_or("").to_owned();
+        if !self.used_nonces.insert(nonce) {
+            return Some(Err("the approval was already used"));
+        }
+        Some(Ok(payload))
+    }
+
+    fn retry(&mut self, id: Id, mut call: Call, params: Option<&RawValue>, state: Result<Value, &'static str>) {
+        let payload = match state {
+            Ok(p) => p,
+            Err(why) => return self.refuse(&id, call, "bad_request_state", why, None),
+        };
+        if payload.get("t").and_then(Value::as_str) != Some(call.tool.as_str())
+            || payload.get("a").and_then(Value::as_str) != Some(args_digest(&call.args).as_str())
+        {
+            return self.refuse(&id, call, "bad_request_state", "the retry is not the call that was approved", None);
+        }
+        let mut p: serde_json::Map<String, Value> = params
+            .and_then(|p| serde_json::from_str(p.get()).ok())
+            .unwrap_or_default();
+        let answer = p
+            .get("inputResponses")
+            .and_then(|r| r.get(APPROVE_KEY))
+            .cloned()
+            .unwrap_or(Value::Null);
+        let yes = answer.get("action").and_then(Value::as_str) == Some("accept")
+            && answer.pointer("/content/approve") == Some(&Value::Bool(true));
+        // Rebuild the message without the wrapper's fields.
+        if let Some(Value::Object(r)) = p.get_mut("inputResponses") {
+            r.remove(APPROVE_KEY);
+            if r.is_empty() {
+                p.remove("inputResponses");
+            }
+        }
+        match payload.get("s").and_then(Value::as_str) {
+            Some(s) => {
+                p.insert("requestState".into(), Value::String(s.to_owned()));
+            }
+            None => {
+                p.remove("requestState");
+            }
+        }
+        let rebuilt = serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": id.to_value(),
+            "method": "tools/call",
+            "params": p,
+        });
+        call.line = serde_json::to_vec(&rebuilt).unwrap_or_default();
+        let asked = Some(Asked {
+            via: "input_required",
+            answer: if yes { "yes" } else { "no" },
+        });
+        // The policy still decides: an approval answers only an ask.
+        let listed = self
+            .snapshot
+            .as_ref()
+            .is_some_and(|s| s.find(&call.tool).is_some());
+        if !listed {
+            let why = format!("the server did not list a tool named {:?}", call.tool);
+            return self.refuse(&id, call, "not_listed", &why, asked);
+        }
+        let decision = self
+            .opts
+            .policy
+            .decide(&call.tool, &call.args, &mut self.rates, Instant::now());
+        match decision.action {
+            Action::Block => self.refuse(&id, call, &decision.rule, &decision.reason, asked),
+            Action::Allow => self.forward_call(id, call, &decision.rule, &decision.reason, asked),
+            Action::Ask if yes => self.forward_call(id, call, &decision.rule, "approved by the user", asked),
+            Action::Ask => self.refuse(&id, call, &decision.rule, "the user did not approve", asked),
+        }
+    }
+
+    // ---- from the server ------------------------------------------------
+
+    fn from_child_line(&mut self, bytes: &[u8]) {
+        let kind = match message::parse(bytes) {
+            Ok(k) => k,
+            Err(invalid) => {
+                return self.anomaly("server", invalid.code(), Value::Null);
+            }
+        };
+        match kind {
+            Kind::Response { id, result, error } => self.child_response(id, bytes, result, error),
+            Kind::Request { id, method, .. } => {
+                if self.is_reserved(&id) || self.from_server.contains(&id) {
+                    self.anomaly("server", "reused_id", serde_json::json!({"id": id.to_value()}));
+                    return self.to_child.send(message::error_response(
+                        Some(&id),
+                        code::INVALID_REQUEST,
+                        "this id is reserved or still pending",
+                    ));
+                }
+                if self.is_modern() {
+                    // 2026-07-28 stdio: the server must not send requests.
+                    self.anomaly("server", "request_in_modern_era", serde_json::json!({"method": method}));
+                    return self.to_child.send(message::error_response(
+                        Some(&id),
+                        code::INVALID_REQUEST,
+                        "servers send no requests in protocol 2026-07-28",
+                    ));
+                }
+                self.from_server.insert(id);
+                self.to_client_now(bytes.to_vec());
+            }
+            Kind::Notification { method, .. } => {
+                if method == "notifications/tools/list_changed" {
+                    self.required_generation = self.next_generation;
+                    if self.server_has_tools || self.snapshot.is_some() {
+                        self.start_fetch();
+                    }
+                }
+                self.to_client_now(bytes.to_vec());
+            }
+        }
+    }
+
+    fn child_response(&mut self, id: Id, bytes: &[u8], result: Option<&RawValue>, error: Option<&RawValue>) {
+        if self.fetch.as_ref().is_some_and(|f| f.id == id) {
+            return self.list_page(result, error);
+        }
+        let Some(req) = self.from_client.remove(&id) else {
+            return self.anomaly(
+                "server",
+                "response_to_unknown_id",
+                serde_json::json!({"id": id.to_value()}),
+            );
+        };
+        match req {
+            ClientReq::Plain { method } => {
+                if method == "initialize" && error.is_none() {
+                    let r: Value = result
+                        .and_then(|r| serde_json::from_str(r.get()).ok())
+                        .unwrap_or(Value::Null);
+                    let version = r
+                        .get("protocolVersion")
+                        .and_then(Value::as_str)
+                        .unwrap_or("unknown")
+                        .to_owned();
+                    self.server_has_tools = r.pointer("/capabilities/tools").is_some();
+                    self.set_era(Era::Legacy(version));
+                } else if method == "server/discover" && error.is_none() {
+                    let r: Value = result
+                        .and_then(|r| serde_json::from_str(r.get()).ok())
+                        .unwrap_or(Value::Null);
+                    if r.get("supportedVersions").is_some() {
+                        self.server_has_tools = r.pointer("/capabilities/tools").is_some();
+                        self.set_era(Era::Modern);
+                    }
+                }
+                self.to_client_now(bytes.to_vec());
+            }
+            ClientReq::List { .. } => {
+                // Never forwarded, so the server cannot be answering it.
+                self.from_client.insert(id.clone(), req);
+                self.anomaly("server", "response_to_unknown_id", serde_json::json!({"id": id.to_value()}));
+            }
+            ClientReq::Call(call) => {
+                if !matches!(call.stage, Stage::Forwarded) {
+                    // Held or being asked: never forwarded, so this is forged.
+                    self.from_client.insert(id.clone(), ClientReq::Call(call));
+                    return self.anomaly("server", "response_to_unsent_call", serde_json::json!({"id": id.to_value()}));
+                }
+                let parsed: Value = result
+                    .and_then(|r| serde_json::from_str(r.get()).ok())
+                    .unwrap_or(Value::Null);
+                let error_code = error
+                    .and_then(|e| serde_json::from_str::<Value>(e.get()).ok())
+                    .and_then(|e| e.get("code").and_then(Value::as_i64));
+                let outcome = if call.cancelled {
+                    "cancelled"
+                } else if error.is_some() {
+                    "error"
+                } else if parsed.get("resultType").and_then(Value::as_str) == Some("input_required") {
+                    "input_required"
+                } else {
+                    "result"
+                };
+                let is_error = parsed.get("isError") == Some(&Value::Bool(true));
+                self.outcome(&id, &call, outcome, Some(bytes), is_error, error_code);
+                if call.cancelled {
+                    // The client gave up on it: a late answer is not delivered.
+                    self.remember_answered(id);
+                    return;
+                }
+                let instead = message::error_response(
+                    Some(&id),
+                    code::INTERNAL_ERROR,
+                    "vouch wrap: the evidence log cannot be written; the result is withheld",
+                );
+                self.to_client_after(call.ticket, bytes.to_vec(), Some(instead));
+            }
+        }
+    }
+
+    fn set_era(&mut self, era: Era) {
+        if self.era == era {
+            return;
+        }
+        self.era = era;
+        let mut d = serde_json::Map::new();
+        d.insert("protocol".into(), Value::String(self.protocol(None)));
+        self.session("protocol", d);
+        if self.is_modern() && self.server_has_tools {
+            self.start_fetch();
+        }
+    }
+}
+
+fn exit_code(status: Option<ExitStatus>) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    match status {
+        Some(s) => s
+            .code()
+            .unwrap_or_else(|| 128 + s.signal().unwrap_or(0)),
+        None => 2,
+    }
+}
+
+fn approval_schema() -> Value {
+    serde_json::json!({
+        "type": "object",
+        "properties": {
+            "approve": {
+                "type": "boolean",
+                "title": "Allow this tool call",
+                "description": "vouch wrap asks before this call reaches the server",
+            }
+        },
+        "required": ["approve"],
+    })
+}
+
+/// True for an elicitation result that accepts with `approve: true`.
+fn approved(response: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(response)
+        .ok()
+        .and_then(|v| v.get("result").cloned())
+        .is_some_and(|r| {
+            r.get("action").and_then(Value::as_str) == Some("accept")
+                && r.pointer("/content/approve") == Some(&Value::Bool(true))
+        })
+}
+
+fn args_digest(args: &Value) -> String {
+    crate::jcs::to_canonical_vec(args).map_or_else(|_| String::new(), |c| sha256_hex(&c))
+}
+
+fn tty_available() -> bool {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .is_ok()
+}
+
+/// Asks on the controlling terminal; anything but an explicit yes is no.
+fn ask_tty(prompt: &str) -> bool {
+    use std::io::{BufRead, Read, Write};
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = ONE_AT_A_TIME.lock();
+    let Ok(tty) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty") else {
+        return false;
+    };
+    let mut out = &tty;
+    if out.write_all(prompt.as_bytes()).and_then(|()| out.flush()).is_err() {
+        return false;
+    }
+    let mut answer = String::new();
+    let mut reader = std::io::BufReader::new(Read::take(&tty, 64));
+    if reader.read_line(&mut answer).is_err() {
+        return false;
+    }
+    matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+}
