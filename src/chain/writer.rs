@@ -194,6 +194,16 @@ impl LockedLog {
         &mut self,
         records: &[(&str, &serde_json::Value)],
     ) -> Result<Vec<Appended>> {
+        self.append_records(records, true)
+    }
+
+    /// [`LockedLog::append_reserved`], synced or (for [`SessionWriter`],
+    /// which syncs on its own thread) only written.
+    fn append_records(
+        &mut self,
+        records: &[(&str, &serde_json::Value)],
+        sync: bool,
+    ) -> Result<Vec<Appended>> {
         let ts = crate::time::now_rfc3339();
         let mut buf = Vec::new();
         let mut appended = Vec::with_capacity(records.len());
@@ -228,13 +238,13 @@ impl LockedLog {
             appended.push(Appended { seq, leaf: prev });
             seq += 1;
         }
-        self.write_batch(&buf)?;
+        self.write_batch(&buf, sync)?;
         self.next_seq = seq;
         self.prev = prev;
         Ok(appended)
     }
 
-    fn write_batch(&mut self, buf: &[u8]) -> Result<()> {
+    fn write_batch(&mut self, buf: &[u8], sync: bool) -> Result<()> {
         if let Some(n) = failpoint_torn_bytes() {
             // Test hook: simulate a crash after writing n bytes of the batch.
             let n = n.min(buf.len());
@@ -247,10 +257,13 @@ impl LockedLog {
                 std::thread::park();
             }
         }
-        let result = self
-            .file
-            .write_all(buf)
-            .and_then(|()| self.file.sync_data());
+        let result = self.file.write_all(buf).and_then(|()| {
+            if sync {
+                self.file.sync_data()
+            } else {
+                Ok(())
+            }
+        });
         if let Err(e) = result {
             // Never leave a partial batch behind.
             let _ = self.file.set_len(self.len);
@@ -673,15 +686,19 @@ pub fn repair(path: &Path) -> Result<RepairOutcome> {
 
 /// A writer for a long session (the MCP wrapper): it appends batches of
 /// vouch's own records to one log, each batch under the log's lock (taken
-/// only while it writes, so other writers may share the log) with one write
-/// and one fsync (group commit), and signs a checkpoint over everything
-/// when asked. Between batches it keeps the log's Merkle tree in memory; if
+/// only while it writes, so other writers may share the log) with one
+/// write, and signs a checkpoint over everything when asked. It does not
+/// sync: the caller syncs [`SessionWriter::sync_handle`] (on another
+/// thread, once for many batches: group commit) and treats nothing as
+/// durable before that. Between batches it keeps the log's Merkle tree in memory; if
 /// another writer appended in the meantime (the log's last record is not
 /// the one this writer wrote) the tree is rebuilt from the log, as
 /// [`append_covered`] does.
 pub struct SessionWriter {
     path: PathBuf,
     key: SignerKey,
+    /// The log as this writer left it, unlocked between batches.
+    held: Option<LockedLog>,
     range: CompactRange,
     /// The leaf of the last record this writer knows of.
     last: Option<Hash>,
@@ -701,18 +718,25 @@ impl SessionWriter {
                 std::io::Error::other("the log changed while it was read"),
             ));
         }
+        let _ = log.file.unlock();
         Ok(SessionWriter {
             path: path.to_path_buf(),
             last: (log.next_seq > 0).then_some(log.prev),
             key,
             range,
             uncovered: 0,
+            held: Some(log),
         })
     }
 
     /// The log's path.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// A handle on the file last written, for syncing it.
+    pub fn sync_handle(&self) -> Option<File> {
+        self.held.as_ref().and_then(|l| l.file.try_clone().ok())
     }
 
     /// Records appended since the last checkpoint.
@@ -732,12 +756,31 @@ impl SessionWriter {
         checkpoint: bool,
         make: impl FnOnce(u64) -> Result<(Vec<(&'static str, serde_json::Value)>, T)>,
     ) -> Result<(Vec<Appended>, Option<u64>, T)> {
-        let mut log = LockedLog::open(&self.path, self.key.name())?;
+        let mut log = match self.held.take().and_then(|l| relock(l, &self.path)) {
+            Some(log) => log,
+            None => LockedLog::open(&self.path, self.key.name())?,
+        };
+        let result = self.append_locked(&mut log, checkpoint, make);
+        // Unlocked but kept open: the next batch takes the lock again and
+        // checks that nobody wrote in between.
+        let _ = log.file.unlock();
+        if result.is_ok() {
+            self.held = Some(log);
+        }
+        result
+    }
+
+    fn append_locked<T>(
+        &mut self,
+        log: &mut LockedLog,
+        checkpoint: bool,
+        make: impl FnOnce(u64) -> Result<(Vec<(&'static str, serde_json::Value)>, T)>,
+    ) -> Result<(Vec<Appended>, Option<u64>, T)> {
         let current = (log.next_seq > 0).then_some(log.prev);
         if log.next_seq != self.range.end() || current != self.last {
             // Another writer appended (or the log was rotated): start from
             // what the log holds now.
-            self.range = verified_tree(&log, &self.key)?;
+            self.range = verified_tree(log, &self.key)?;
             if self.range.end() != log.next_seq {
                 return Err(Error::io(
                     &log.path,
@@ -753,7 +796,7 @@ impl SessionWriter {
         } else {
             let refs: Vec<(&str, &serde_json::Value)> =
                 records.iter().map(|(k, v)| (*k, v)).collect();
-            log.append_reserved(&refs)?
+            log.append_records(&refs, false)?
         };
         for a in &appended {
             self.push_leaf(a.leaf)?;
@@ -766,7 +809,7 @@ impl SessionWriter {
             let note = note::sign(&text.to_text(), &[&self.key]).map_err(Error::Sign)?;
             let body = serde_json::json!({ "note": note });
             let offset = log.len;
-            let a = log.append_reserved(&[(KIND_CHECKPOINT, &body)])?[0];
+            let a = log.append_records(&[(KIND_CHECKPOINT, &body)], false)?[0];
             super::tree::save(&log.path, &log.file, &log.origin, offset, &self.range);
             self.push_leaf(a.leaf)?;
             self.uncovered = 0;
@@ -781,5 +824,21 @@ impl SessionWriter {
             .map_err(|_| Error::io(&self.path, std::io::Error::other("tree overflow")))?;
         self.last = Some(leaf);
         Ok(())
+    }
+}
+
+/// Takes the lock of a log kept open again; `None` (lock dropped) unless
+/// the path still names that file and it has the length this process left
+/// it with (so nobody else wrote).
+fn relock(log: LockedLog, path: &Path) -> Option<LockedLog> {
+    use std::os::unix::fs::MetadataExt;
+    log.file.lock().ok()?;
+    let held = log.file.metadata().ok()?;
+    let named = std::fs::metadata(path).ok()?;
+    if held.dev() == named.dev() && held.ino() == named.ino() && held.len() == log.len {
+        Some(log)
+    } else {
+        let _ = log.file.unlock();
+        None
     }
 }

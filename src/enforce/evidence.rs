@@ -2,20 +2,21 @@
 //! `tool_result` outcomes, `mcp_session` events; FORMAT.md §18) and the
 //! thread that writes them.
 //!
-//! Durability: the wrapper hands each record to [`Evidence::submit`] and
-//! gets a ticket. The writer thread takes every record waiting, appends
-//! them with one write and one fsync ([`SessionWriter`], group commit
-//! across concurrent calls), and reports the highest ticket now durable.
+//! Durability: [`Evidence::write`] appends a record at once (one write(2)
+//! under the log's lock, so it survives the wrapper being killed) and
+//! returns its seq and a ticket; only then is the call forwarded. The sync
+//! thread fsyncs once for every ticket written since its last sync (group
+//! commit across concurrent calls) and reports the highest ticket durable.
 //! The wrapper holds back whatever the client may see of a decision (the
 //! call's result or its refusal) until the decision's ticket is durable,
-//! while the call itself may already run at the server. A checkpoint is
+//! while the call itself already runs at the server. A checkpoint is
 //! signed every `checkpoint_every` records or `checkpoint_interval`,
-//! whichever comes first, and when the session ends. If a write fails the
-//! thread reports it and stops; the wrapper then refuses every call.
+//! whichever comes first, and when the session ends. If a write or a sync
+//! fails, the wrapper refuses every call from then on.
 
 use crate::chain::writer::SessionWriter;
 use serde::Serialize;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{Duration, Instant};
 
 /// Record kinds the wrapper writes.
@@ -102,48 +103,40 @@ pub struct SessionRecord {
 /// The most bytes of redacted arguments copied into a decision record.
 pub const MAX_REDACTED_BYTES: usize = 64 << 10;
 
-/// A record waiting to be written. An outcome names its decision by the
-/// decision's ticket; the writer fills in the seq.
-pub enum Pending {
-    Decision(Box<DecisionRecord>),
-    Outcome {
-        decision: u64,
-        record: Box<OutcomeRecord>,
-    },
-    Session(SessionRecord),
-}
-
-/// What the writer thread reports.
+/// What the sync thread reports.
 #[derive(Debug)]
 pub enum Written {
-    /// Every ticket up to and including `through` is durable; `seqs` maps
-    /// the tickets of this batch to their seqs.
-    Durable { through: u64, seqs: Vec<(u64, u64)> },
-    /// A write failed; nothing after `through` is durable and nothing more
+    /// Every ticket up to and including `through` is durable.
+    Durable { through: u64 },
+    /// A sync failed; nothing after `through` is durable and nothing more
     /// will be.
     Failed { through: u64, message: String },
 }
 
 enum Job {
-    Record(u64, Pending),
+    Sync(u64, std::fs::File),
     Finish(Sender<Result<(), String>>),
 }
 
-/// Settings of the writer thread.
+/// Settings of the writer.
 #[derive(Debug, Clone, Copy)]
 pub struct Cadence {
     pub checkpoint_every: u64,
     pub checkpoint_interval: Duration,
 }
 
-/// The handle the wrapper holds.
+/// The wrapper's evidence writer.
 pub struct Evidence {
+    writer: SessionWriter,
+    cadence: Cadence,
     jobs: Sender<Job>,
     next_ticket: u64,
+    last_checkpoint: Instant,
+    failed: Option<String>,
 }
 
 impl Evidence {
-    /// Starts the writer thread; it reports to `report` through `wrap`
+    /// Starts the sync thread; it reports to `report` through `wrap`
     /// (which turns a [`Written`] into the wrapper's own event type).
     pub fn start<E: Send + 'static>(
         writer: SessionWriter,
@@ -152,68 +145,109 @@ impl Evidence {
         wrap: fn(Written) -> E,
     ) -> Evidence {
         let (jobs, rx) = channel();
-        std::thread::spawn(move || run(writer, cadence, rx, report, wrap));
+        std::thread::spawn(move || sync_loop(rx, report, wrap));
         Evidence {
+            writer,
+            cadence,
             jobs,
             next_ticket: 1,
+            last_checkpoint: Instant::now(),
+            failed: None,
         }
     }
 
-    /// Queues a record; returns its ticket (tickets count from 1).
-    pub fn submit(&mut self, record: Pending) -> u64 {
-        let ticket = self.next_ticket;
-        self.next_ticket += 1;
-        // A send fails only when the thread has stopped after a failure,
-        // which it has already reported.
-        let _ = self.jobs.send(Job::Record(ticket, record));
-        ticket
+    /// Why the log cannot be written, once it cannot.
+    pub fn failure(&self) -> Option<&str> {
+        self.failed.as_deref()
     }
 
-    /// Writes what is queued, signs a last checkpoint and waits for it.
-    pub fn finish(&self) -> Result<(), String> {
+    /// Appends one record (written, not yet synced); returns its ticket
+    /// and seq. A checkpoint follows when one is due.
+    pub fn write<T: Serialize>(&mut self, kind: &'static str, body: &T) -> Result<(u64, u64), String> {
+        if let Some(f) = &self.failed {
+            return Err(f.clone());
+        }
+        let due = self.writer.uncovered() + 1 >= self.cadence.checkpoint_every
+            || self.last_checkpoint.elapsed() >= self.cadence.checkpoint_interval;
+        let result = to_value(body).and_then(|value| {
+            self.writer
+                .append_with(due, |_| Ok((vec![(kind, value)], ())))
+        });
+        match result {
+            Ok((appended, checkpoint, ())) => {
+                if checkpoint.is_some() {
+                    self.last_checkpoint = Instant::now();
+                }
+                let seq = appended.first().map_or(0, |a| a.seq);
+                let ticket = self.next_ticket;
+                self.next_ticket += 1;
+                if let Some(file) = self.writer.sync_handle() {
+                    let _ = self.jobs.send(Job::Sync(ticket, file));
+                }
+                Ok((ticket, seq))
+            }
+            Err(e) => {
+                let message = e.to_string();
+                self.failed = Some(message.clone());
+                Err(message)
+            }
+        }
+    }
+
+    /// When the next checkpoint is due (records are waiting for one).
+    pub fn checkpoint_due(&self) -> Option<Instant> {
+        (self.writer.uncovered() > 0 && self.failed.is_none())
+            .then(|| self.last_checkpoint + self.cadence.checkpoint_interval)
+    }
+
+    /// Signs a checkpoint now if records are waiting for one.
+    pub fn checkpoint(&mut self) -> Result<(), String> {
+        if self.failed.is_some() || self.writer.uncovered() == 0 {
+            return Ok(());
+        }
+        match self.writer.append_with(true, |_| Ok((Vec::new(), ()))) {
+            Ok(_) => {
+                self.last_checkpoint = Instant::now();
+                let ticket = self.next_ticket;
+                self.next_ticket += 1;
+                if let Some(file) = self.writer.sync_handle() {
+                    let _ = self.jobs.send(Job::Sync(ticket, file));
+                }
+                Ok(())
+            }
+            Err(e) => {
+                let message = e.to_string();
+                self.failed = Some(message.clone());
+                Err(message)
+            }
+        }
+    }
+
+    /// Signs a last checkpoint, syncs, and waits for the sync.
+    pub fn finish(&mut self) -> Result<(), String> {
+        self.checkpoint()?;
         let (tx, rx) = channel();
         if self.jobs.send(Job::Finish(tx)).is_err() {
-            return Err("the evidence writer has stopped".into());
+            return Err("the evidence sync thread has stopped".into());
         }
         rx.recv()
-            .unwrap_or_else(|_| Err("the evidence writer has stopped".into()))
+            .unwrap_or_else(|_| Err("the evidence sync thread has stopped".into()))
     }
 }
 
-fn run<E>(
-    mut writer: SessionWriter,
-    cadence: Cadence,
-    jobs: Receiver<Job>,
-    report: Sender<E>,
-    wrap: fn(Written) -> E,
-) {
-    let mut seqs: std::collections::HashMap<u64, u64> = std::collections::HashMap::new();
+fn sync_loop<E>(jobs: Receiver<Job>, report: Sender<E>, wrap: fn(Written) -> E) {
     let mut durable = 0u64;
-    let mut last_checkpoint = Instant::now();
     let mut failed: Option<String> = None;
-    loop {
-        let first = if writer.uncovered() > 0 {
-            let due = last_checkpoint + cadence.checkpoint_interval;
-            match jobs.recv_timeout(due.saturating_duration_since(Instant::now())) {
-                Ok(job) => Some(job),
-                Err(RecvTimeoutError::Timeout) => None,
-                Err(RecvTimeoutError::Disconnected) => return,
-            }
-        } else {
-            match jobs.recv() {
-                Ok(job) => Some(job),
-                Err(_) => return,
-            }
-        };
-        let mut batch = Vec::new();
+    while let Ok(first) = jobs.recv() {
+        let mut last: Option<(u64, std::fs::File)> = None;
         let mut finish = None;
-        if let Some(job) = first {
-            push(job, &mut batch, &mut finish);
-            while finish.is_none()
-                && let Ok(job) = jobs.try_recv()
-            {
-                push(job, &mut batch, &mut finish);
-            }
+        let mut take = |job: Job, last: &mut Option<(u64, std::fs::File)>| match job {
+            Job::Sync(t, f) => *last = Some((t, f)),
+            Job::Finish(done) => finish = Some(done),
+        };
+        take(first, &mut last);
+        while let Ok(job) = jobs.try_recv() {
+            take(job, &mut last);
         }
         if let Some(message) = &failed {
             if let Some(done) = finish {
@@ -221,84 +255,27 @@ fn run<E>(
             }
             continue;
         }
-        let through = batch.last().map_or(durable, |(t, _)| *t);
-        let checkpoint = finish.is_some()
-            || writer.uncovered() + batch.len() as u64 >= cadence.checkpoint_every
-            || last_checkpoint.elapsed() >= cadence.checkpoint_interval;
-        let result = writer.append_with(checkpoint, |next_seq| {
-            let mut records = Vec::with_capacity(batch.len());
-            let mut assigned = Vec::with_capacity(batch.len());
-            for (i, (ticket, pending)) in batch.iter().enumerate() {
-                let seq = next_seq + i as u64;
-                assigned.push((*ticket, seq));
-                let (kind, body) = match pending {
-                    Pending::Decision(d) => (KIND_DECISION, to_value(d)?),
-                    Pending::Outcome { decision, record } => {
-                        let mut record = (**record).clone();
-                        record.decision_seq = seqs
-                            .get(decision)
-                            .copied()
-                            .or_else(|| {
-                                assigned
-                                    .iter()
-                                    .find(|(t, _)| t == decision)
-                                    .map(|(_, s)| *s)
-                            })
-                            .unwrap_or(u64::MAX);
-                        (KIND_OUTCOME, to_value(&record)?)
-                    }
-                    Pending::Session(s) => (KIND_SESSION, to_value(s)?),
-                };
-                records.push((kind, body));
-            }
-            Ok((records, assigned))
-        });
-        match result {
-            Ok((_, checkpoint_seq, assigned)) => {
-                if checkpoint_seq.is_some() || checkpoint {
-                    last_checkpoint = Instant::now();
+        if let Some((through, file)) = last {
+            // One fdatasync covers every write before it to this file
+            // (a rotated log's writes were synced by the batch before).
+            match file.sync_data() {
+                Ok(()) => {
+                    durable = through;
+                    let _ = report.send(wrap(Written::Durable { through }));
                 }
-                for (ticket, seq) in &assigned {
-                    // Only decisions are looked up later; keep the map small.
-                    if matches!(batch.iter().find(|(t, _)| t == ticket), Some((_, Pending::Decision(_)))) {
-                        seqs.insert(*ticket, *seq);
-                    }
-                }
-                if seqs.len() > 100_000 {
-                    // Outcomes arrive soon after their decision; drop the oldest half.
-                    let cut = durable.saturating_sub(50_000);
-                    seqs.retain(|t, _| *t > cut);
-                }
-                durable = through;
-                if !batch.is_empty() {
-                    let _ = report.send(wrap(Written::Durable {
-                        through,
-                        seqs: assigned,
+                Err(e) => {
+                    let message = format!("fsync failed: {e}");
+                    let _ = report.send(wrap(Written::Failed {
+                        through: durable,
+                        message: message.clone(),
                     }));
+                    failed = Some(message);
                 }
-                if let Some(done) = finish {
-                    let _ = done.send(Ok(()));
-                }
-            }
-            Err(e) => {
-                let message = e.to_string();
-                let _ = report.send(wrap(Written::Failed {
-                    through: durable,
-                    message: message.clone(),
-                }));
-                if let Some(done) = finish {
-                    let _ = done.send(Err(message.clone()));
-                }
-                failed = Some(message);
             }
         }
-    }
-}
-
-fn push(job: Job, batch: &mut Vec<(u64, Pending)>, finish: &mut Option<Sender<Result<(), String>>>) {
-    match job {
-        Job::Record(ticket, pending) => batch.push((ticket, pending)),
-        Job::Finish(done) => *finish = Some(done),
+        if let Some(done) = finish {
+            let _ = done.send(failed.clone().map_or(Ok(()), Err));
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 //! and add the newline; a write error ends the writer (the peer is gone).
 
 use std::io::{BufRead, Read, Write};
-use std::sync::mpsc::{Receiver, Sender, SyncSender};
+use std::sync::mpsc::Sender;
 
 /// What a reader saw.
 #[derive(Debug)]
@@ -65,27 +65,6 @@ pub fn read_lines<R: Read, E>(input: R, limit: usize, tx: Sender<E>, wrap: impl 
     let _ = tx.send(wrap(Line::Eof));
 }
 
-/// Writes each message and a newline to `out`, flushing after the queue
-/// is empty; ends at the first write error or when every sender is gone.
-pub fn write_lines<W: Write>(mut out: W, rx: Receiver<Vec<u8>>) {
-    while let Ok(first) = rx.recv() {
-        let mut buf = first;
-        buf.push(b'\n');
-        if out.write_all(&buf).is_err() {
-            return;
-        }
-        while let Ok(mut more) = rx.try_recv() {
-            more.push(b'\n');
-            if out.write_all(&more).is_err() {
-                return;
-            }
-        }
-        if out.flush().is_err() {
-            return;
-        }
-    }
-}
-
 /// Copies the child's stderr to ours, line by line, as it comes.
 pub fn pass_stderr<R: Read>(input: R) {
     let mut reader = std::io::BufReader::new(input);
@@ -103,18 +82,28 @@ pub fn pass_stderr<R: Read>(input: R) {
     }
 }
 
-/// A writer thread's queue; sending to a stopped writer is ignored.
-#[derive(Clone)]
-pub struct Outlet(pub Option<SyncSender<Vec<u8>>>);
+/// Where messages to one side go: written at once by the loop (a pipe
+/// write blocks only while the peer does not read, which is the
+/// backpressure the peer asked for). A failed write closes the outlet: the
+/// peer is gone.
+pub struct Outlet(Option<Box<dyn Write + Send>>);
 
 impl Outlet {
-    pub fn send(&self, message: Vec<u8>) {
-        if let Some(tx) = &self.0 {
-            let _ = tx.send(message);
+    pub fn new(out: impl Write + Send + 'static) -> Outlet {
+        Outlet(Some(Box::new(out)))
+    }
+
+    pub fn send(&mut self, mut message: Vec<u8>) {
+        let Some(out) = &mut self.0 else {
+            return;
+        };
+        message.push(b'\n');
+        if out.write_all(&message).and_then(|()| out.flush()).is_err() {
+            self.0 = None;
         }
     }
 
-    /// Closes the queue: the writer ends after what is queued.
+    /// Closes the outlet (for the server: its stdin, so it sees the end).
     pub fn close(&mut self) {
         self.0 = None;
     }

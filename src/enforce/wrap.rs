@@ -28,8 +28,8 @@
 //!   later call is refused.
 
 use super::evidence::{
-    Asked, Cadence, DecisionRecord, Evidence, OutcomeRecord, Pending as Record, SessionRecord,
-    Written,
+    Asked, Cadence, DecisionRecord, Evidence, KIND_DECISION, KIND_OUTCOME, KIND_SESSION,
+    OutcomeRecord, SessionRecord, Written,
 };
 use super::io::{Line, Outlet};
 use super::message::{self, Id, Invalid, Kind, code};
@@ -41,7 +41,7 @@ use serde_json::value::RawValue;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ffi::OsString;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
 /// The protocol revision that removed the `initialize` handshake.
@@ -144,8 +144,9 @@ struct Call {
     /// The snapshot generation the call must be checked against.
     needs_generation: u64,
     stage: Stage,
-    /// The decision's ticket, once decided.
+    /// The decision's ticket and seq, once decided.
     ticket: u64,
+    decision_seq: u64,
     forwarded_at: Option<Instant>,
     cancelled: bool,
 }
@@ -204,6 +205,10 @@ struct State {
     own_to_client: HashMap<Id, Id>,
     answered: VecDeque<Id>,
     answered_set: HashSet<Id>,
+    /// Forwarded calls the client cancelled that the server has not
+    /// answered: their ids stay taken, so a late answer cannot reach a new
+    /// request that reuses the id.
+    cancelled_open: HashSet<Id>,
     snapshot: Option<Snapshot>,
     fetch: Option<Fetch>,
     fetch_again: bool,
@@ -233,15 +238,7 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
         let _ = child.wait();
         return Err(spawn_error(&opts, "the child's pipes are missing".into()));
     };
-    let (child_tx, child_rx) = sync_channel::<Vec<u8>>(256);
-    let (client_tx, client_rx) = sync_channel::<Vec<u8>>(256);
     let threads = (|| -> std::io::Result<()> {
-        std::thread::Builder::new()
-            .name("wrap-to-server".into())
-            .spawn(move || super::io::write_lines(child_in, child_rx))?;
-        std::thread::Builder::new()
-            .name("wrap-to-client".into())
-            .spawn(move || super::io::write_lines(std::io::stdout(), client_rx))?;
         let tx = events_tx.clone();
         std::thread::Builder::new()
             .name("wrap-from-server".into())
@@ -276,8 +273,8 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
         durable: Some(0),
         evidence_failure: None,
         outbox: VecDeque::new(),
-        to_client: Outlet(Some(client_tx)),
-        to_child: Outlet(Some(child_tx)),
+        to_client: Outlet::new(std::io::stdout()),
+        to_child: Outlet::new(child_in),
         events: events_tx,
         era: Era::Unknown,
         client_elicitation: false,
@@ -294,6 +291,7 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
         own_to_client: HashMap::new(),
         answered: VecDeque::new(),
         answered_set: HashSet::new(),
+        cancelled_open: HashSet::new(),
         snapshot: None,
         fetch: None,
         fetch_again: false,
@@ -499,8 +497,6 @@ impl State {
         }
         self.flush_outbox();
         self.to_client.close();
-        // Give the writer thread a moment to drain to the client.
-        std::thread::sleep(Duration::from_millis(20));
         match result {
             Ok(()) => Ok(code),
             Err(message) => Err(super::EnforceError::Evidence {
@@ -519,6 +515,9 @@ impl State {
         if let Some(f) = &self.fetch {
             consider(f.deadline);
         }
+        if let Some(t) = self.evidence.checkpoint_due() {
+            consider(t);
+        }
         for req in self.from_client.values() {
             if let ClientReq::Call(c) = req
                 && let Stage::Asking { deadline, .. } = c.stage
@@ -531,6 +530,11 @@ impl State {
 
     fn timeouts(&mut self) {
         let now = Instant::now();
+        if self.evidence.checkpoint_due().is_some_and(|t| now >= t)
+            && let Err(e) = self.evidence.checkpoint()
+        {
+            self.evidence_failed(e);
+        }
         if self.fetch.as_ref().is_some_and(|f| now >= f.deadline) {
             let fetch = self.fetch.take();
             if let Some(f) = fetch {
@@ -580,12 +584,22 @@ impl State {
 
     // ---- evidence -------------------------------------------------------
 
-    fn session(&mut self, event: &'static str, detail: serde_json::Map<String, Value>) -> u64 {
-        self.evidence.submit(Record::Session(SessionRecord {
+    fn session(&mut self, event: &'static str, detail: serde_json::Map<String, Value>) {
+        let record = SessionRecord {
             server: self.opts.server_id.clone(),
             event,
             detail,
-        }))
+        };
+        if let Err(e) = self.evidence.write(KIND_SESSION, &record) {
+            self.evidence_failed(e);
+        }
+    }
+
+    fn evidence_failed(&mut self, message: String) {
+        if self.evidence_failure.is_none() {
+            eprintln!("vouch wrap: the evidence log cannot be written ({message}); refusing every call from now on");
+            self.evidence_failure = Some(message);
+        }
     }
 
     fn anomaly(&mut self, from: &'static str, what: &str, detail: Value) {
@@ -604,15 +618,14 @@ impl State {
 
     fn written(&mut self, w: Written) {
         match w {
-            Written::Durable { through, .. } => {
+            Written::Durable { through } => {
                 if let Some(d) = &mut self.durable {
                     *d = (*d).max(through);
                 }
             }
             Written::Failed { through, message } => {
-                eprintln!("vouch wrap: the evidence log cannot be written ({message}); refusing every call from now on");
-                self.evidence_failure = Some(message);
                 let _ = through;
+                self.evidence_failed(message);
                 self.durable = None;
             }
         }
@@ -708,7 +721,7 @@ impl State {
                         "this id is reserved by vouch wrap",
                     ));
                 }
-                if self.from_client.contains_key(&id) {
+                if self.from_client.contains_key(&id) || self.cancelled_open.contains(&id) {
                     return self.to_client_now(message::error_response(
                         Some(&id),
                         code::INVALID_REQUEST,
@@ -828,8 +841,17 @@ impl State {
         match self.from_client.get_mut(&id) {
             Some(ClientReq::Call(call)) => match call.stage {
                 Stage::Forwarded => {
+                    // Forwarded behind its call (one FIFO); its outcome is
+                    // "cancelled", and a late response is not delivered.
                     call.cancelled = true;
                     self.to_child.send(bytes.to_vec());
+                    if let Some(ClientReq::Call(call)) = self.from_client.remove(&id) {
+                        self.outcome(&id, &call, "cancelled", None, false, None);
+                    }
+                    if self.cancelled_open.len() < 65_536 {
+                        self.cancelled_open.insert(id.clone());
+                    }
+                    self.remember_answered(id);
                 }
                 Stage::Held | Stage::Asking { .. } => {
                     // Never sent: decide it as withdrawn, answer nothing.
@@ -1231,6 +1253,7 @@ impl State {
             },
             stage: Stage::Held,
             ticket: 0,
+            decision_seq: 0,
             forwarded_at: None,
             cancelled: false,
         };
@@ -1283,6 +1306,8 @@ impl State {
         }
     }
 
+    /// Writes the decision record; its ticket and seq, or why it could not.
+    #[allow(clippy::too_many_arguments)]
     fn decide_record(
         &mut self,
         id: &Id,
@@ -1292,7 +1317,7 @@ impl State {
         reason: &str,
         asked: Option<Asked>,
         forwarded: bool,
-    ) -> u64 {
+    ) -> Result<(u64, u64), String> {
         let redacted = super::redact::redact(&call.args);
         let size = serde_json::to_vec(&redacted.value).map_or(usize::MAX, |v| v.len());
         let (arguments, masked) = if size <= super::evidence::MAX_REDACTED_BYTES {
@@ -1300,7 +1325,7 @@ impl State {
         } else {
             (Value::Null, Vec::new())
         };
-        self.evidence.submit(Record::Decision(Box::new(DecisionRecord {
+        let record = DecisionRecord {
             server: self.opts.server_id.clone(),
             protocol: call.protocol.clone(),
             request_id: id.to_value(),
@@ -1315,20 +1340,29 @@ impl State {
             asked,
             policy: self.policy_digest.clone(),
             forwarded,
-        })))
+        };
+        let r = self.evidence.write(KIND_DECISION, &record);
+        if let Err(e) = &r {
+            self.evidence_failed(e.clone());
+        }
+        r
     }
 
     fn refuse(&mut self, id: &Id, call: Call, rule: &str, reason: &str, asked: Option<Asked>) {
-        let ticket = self.decide_record(id, &call, "block", rule, reason, asked, false);
-        let text = format!("vouch blocked this call to {}: {rule}: {reason}", call.tool);
-        let bytes = self.tool_error(id, &text);
         let instead = message::error_response(
             Some(id),
             code::INTERNAL_ERROR,
             "vouch wrap: the evidence log cannot be written; the call was not made",
         );
         self.remember_answered(id.clone());
-        self.to_client_after(ticket, bytes, Some(instead));
+        match self.decide_record(id, &call, "block", rule, reason, asked, false) {
+            Ok((ticket, _)) => {
+                let text = format!("vouch blocked this call to {}: {rule}: {reason}", call.tool);
+                let bytes = self.tool_error(id, &text);
+                self.to_client_after(ticket, bytes, Some(instead));
+            }
+            Err(_) => self.to_client_now(instead),
+        }
     }
 
     /// A tool result with `isError: true` carrying `text`.
@@ -1360,7 +1394,22 @@ impl State {
             let why = format!("the evidence log cannot be written ({failure})");
             return self.refuse(&id, call, "evidence_unavailable", &why, asked);
         }
-        call.ticket = self.decide_record(&id, &call, "allow", rule, reason, asked, true);
+        // Written before it is forwarded (so a killed wrapper leaves it in
+        // the log); synced while the server runs.
+        match self.decide_record(&id, &call, "allow", rule, reason, asked, true) {
+            Ok((ticket, seq)) => {
+                call.ticket = ticket;
+                call.decision_seq = seq;
+            }
+            Err(_) => {
+                self.remember_answered(id.clone());
+                return self.to_client_now(message::error_response(
+                    Some(&id),
+                    code::INTERNAL_ERROR,
+                    "vouch wrap: the evidence log cannot be written; the call was not made",
+                ));
+            }
+        }
         call.stage = Stage::Forwarded;
         call.forwarded_at = Some(Instant::now());
         self.to_child.send(call.line.clone());
@@ -1379,20 +1428,20 @@ impl State {
         let duration_us = call
             .forwarded_at
             .map_or(0, |t| u64::try_from(t.elapsed().as_micros()).unwrap_or(u64::MAX));
-        self.evidence.submit(Record::Outcome {
-            decision: call.ticket,
-            record: Box::new(OutcomeRecord {
-                server: self.opts.server_id.clone(),
-                decision_seq: 0,
-                request_id: id.to_value(),
-                tool: call.tool.clone(),
-                outcome,
-                response_sha256: response.map(sha256_hex),
-                is_error,
-                error_code,
-                duration_us,
-            }),
-        });
+        let record = OutcomeRecord {
+            server: self.opts.server_id.clone(),
+            decision_seq: call.decision_seq,
+            request_id: id.to_value(),
+            tool: call.tool.clone(),
+            outcome,
+            response_sha256: response.map(sha256_hex),
+            is_error,
+            error_code,
+            duration_us,
+        };
+        if let Err(e) = self.evidence.write(KIND_OUTCOME, &record) {
+            self.evidence_failed(e);
+        }
     }
 
     // ---- ask ------------------------------------------------------------
@@ -1690,9 +1739,17 @@ impl State {
             return self.list_page(result, error);
         }
         let Some(req) = self.from_client.remove(&id) else {
+            if self.cancelled_open.remove(&id) {
+                return;
+            }
+            let what = if self.answered_set.contains(&id) {
+                "response_to_unsent_call"
+            } else {
+                "response_to_unknown_id"
+            };
             return self.anomaly(
                 "server",
-                "response_to_unknown_id",
+                what,
                 serde_json::json!({"id": id.to_value()}),
             );
         };
