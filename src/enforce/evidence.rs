@@ -16,6 +16,8 @@
 
 use crate::chain::writer::SessionWriter;
 use serde::Serialize;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{Duration, Instant};
 
@@ -125,8 +127,19 @@ pub struct Cadence {
     pub checkpoint_interval: Duration,
 }
 
+/// What the sync thread and the wrapper share: the highest durable
+/// ticket, and the ticket the wrapper waits for (0: none). The sync thread
+/// reports only when the wrapper waits, so a call whose decision is synced
+/// before its result arrives costs the wrapper no extra wake-up.
+#[derive(Default)]
+pub struct Progress {
+    pub durable: AtomicU64,
+    pub wanted: AtomicU64,
+}
+
 /// The wrapper's evidence writer.
 pub struct Evidence {
+    pub progress: Arc<Progress>,
     writer: SessionWriter,
     cadence: Cadence,
     jobs: Sender<Job>,
@@ -145,8 +158,11 @@ impl Evidence {
         wrap: fn(Written) -> E,
     ) -> Evidence {
         let (jobs, rx) = channel();
-        std::thread::spawn(move || sync_loop(rx, report, wrap));
+        let progress = Arc::new(Progress::default());
+        let shared = Arc::clone(&progress);
+        std::thread::spawn(move || sync_loop(rx, &shared, report, wrap));
         Evidence {
+            progress,
             writer,
             cadence,
             jobs,
@@ -235,7 +251,7 @@ impl Evidence {
     }
 }
 
-fn sync_loop<E>(jobs: Receiver<Job>, report: Sender<E>, wrap: fn(Written) -> E) {
+fn sync_loop<E>(jobs: Receiver<Job>, progress: &Progress, report: Sender<E>, wrap: fn(Written) -> E) {
     let mut durable = 0u64;
     let mut failed: Option<String> = None;
     while let Ok(first) = jobs.recv() {
@@ -261,7 +277,11 @@ fn sync_loop<E>(jobs: Receiver<Job>, report: Sender<E>, wrap: fn(Written) -> E) 
             match file.sync_data() {
                 Ok(()) => {
                     durable = through;
-                    let _ = report.send(wrap(Written::Durable { through }));
+                    progress.durable.store(through, Ordering::SeqCst);
+                    let wanted = progress.wanted.load(Ordering::SeqCst);
+                    if wanted != 0 && wanted <= through {
+                        let _ = report.send(wrap(Written::Durable { through }));
+                    }
                 }
                 Err(e) => {
                     let message = format!("fsync failed: {e}");

@@ -633,7 +633,18 @@ impl State {
     }
 
     fn flush_outbox(&mut self) {
+        use std::sync::atomic::Ordering;
         while let Some(head) = self.outbox.front() {
+            if let Some(d) = &mut self.durable
+                && head.ticket > *d
+            {
+                let progress = &self.evidence.progress;
+                progress.wanted.store(head.ticket, Ordering::SeqCst);
+                *d = (*d).max(progress.durable.load(Ordering::SeqCst));
+                if head.ticket <= *d {
+                    progress.wanted.store(0, Ordering::SeqCst);
+                }
+            }
             match self.durable {
                 Some(d) if head.ticket <= d => {
                     if let Some(out) = self.outbox.pop_front() {
