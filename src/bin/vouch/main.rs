@@ -8,6 +8,7 @@ mod chain;
 mod drift;
 mod key;
 mod output;
+mod policy;
 mod receipt;
 mod stamp;
 mod tsa;
@@ -55,6 +56,8 @@ enum Command {
     /// Detect drift in file trees, configuration and MCP tool definitions,
     /// with the baseline and every acceptance in the signed chain.
     Drift(drift::DriftCmd),
+    /// Check and test `vouch wrap` policies.
+    Policy(policy::PolicyCmd),
     /// RFC 3161 time stamps: request, verify, show.
     #[command(subcommand)]
     Tsa(tsa::TsaCommand),
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
         Command::Stamp(a) => stamp::run(a),
         Command::Receipt(a) => receipt::run(a),
         Command::Drift(a) => drift::run(a),
+        Command::Policy(a) => policy::run(a),
         Command::Tsa(cmd) => tsa::run(cmd),
     };
     // A failed write of the report (other than a closed pipe) is exit 2.
