@@ -47,7 +47,8 @@
 //! path matchers. `roots` in a rule replace the top-level roots for it; a
 //! rule with path matchers and no roots at all is an error. How paths are
 //! read (relative paths and `~` are outside, symbolic links are followed)
-//! is in [`paths`]; which strings count as URLs is in [`egress`].
+//! is documented in the `paths` submodule; which strings count as URLs,
+//! in the `egress` submodule.
 //!
 //! # Decision
 //!
