@@ -39,6 +39,12 @@ pub enum PolicyProblem {
     /// A JSON Pointer that is not RFC 6901.
     #[error("bad JSON Pointer {pointer:?}: {message}")]
     BadPointer { pointer: String, message: String },
+    /// A `version` this vouch does not read.
+    #[error("unsupported policy version {found} (this vouch reads version 1)")]
+    UnsupportedVersion { found: i64 },
+    /// Two rules (or two limits) with the same id.
+    #[error("duplicate {what} id {id:?}")]
+    DuplicateId { what: &'static str, id: String },
     /// Any other value that has the right type but cannot be used.
     #[error("{0}")]
     Invalid(String),
@@ -51,6 +57,8 @@ impl PolicyProblem {
             PolicyProblem::BadGlob { .. } => "policy_bad_glob",
             PolicyProblem::BadRegex { .. } => "policy_bad_regex",
             PolicyProblem::BadPointer { .. } => "policy_bad_pointer",
+            PolicyProblem::UnsupportedVersion { .. } => "policy_unsupported_version",
+            PolicyProblem::DuplicateId { .. } => "policy_duplicate_id",
             PolicyProblem::Invalid(_) => "policy_invalid",
         }
     }

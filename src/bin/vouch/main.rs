@@ -8,6 +8,7 @@ mod chain;
 mod drift;
 mod key;
 mod output;
+mod policy;
 mod receipt;
 mod stamp;
 mod tsa;
@@ -58,6 +59,8 @@ enum Command {
     Drift(drift::DriftCmd),
     /// Run an MCP stdio server behind a policy, every decision in the chain.
     Wrap(wrap::WrapArgs),
+    /// Check and test `vouch wrap` policies.
+    Policy(policy::PolicyCmd),
     /// RFC 3161 time stamps: request, verify, show.
     #[command(subcommand)]
     Tsa(tsa::TsaCommand),
@@ -81,6 +84,7 @@ fn main() -> ExitCode {
         Command::Receipt(a) => receipt::run(a),
         Command::Drift(a) => drift::run(a),
         Command::Wrap(a) => wrap::run(a),
+        Command::Policy(a) => policy::run(a),
         Command::Tsa(cmd) => tsa::run(cmd),
     };
     // A failed write of the report (other than a closed pipe) is exit 2.
