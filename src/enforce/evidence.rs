@@ -2,9 +2,11 @@
 //! `tool_result` outcomes, `mcp_session` events; FORMAT.md §18) and the
 //! thread that writes them.
 //!
-//! Durability: [`Evidence::write`] appends a record at once (one write(2)
-//! under the log's lock, so it survives the wrapper being killed) and
-//! returns its seq and a ticket; only then is the call forwarded. The sync
+//! Durability: the wrapper queues the records of what it handled
+//! ([`Evidence::queue`], a ticket each) and, before it forwards anything
+//! that came in meanwhile, writes them with one write(2) under the log's
+//! lock ([`Evidence::flush`]), so a decision is in the file (and survives
+//! the wrapper being killed) before its call reaches the server. The sync
 //! thread fsyncs once for every ticket written since its last sync (group
 //! commit across concurrent calls) and reports the highest ticket durable.
 //! The wrapper holds back whatever the client may see of a decision (the
@@ -144,6 +146,7 @@ pub struct Evidence {
     cadence: Cadence,
     jobs: Sender<Job>,
     next_ticket: u64,
+    queued: Vec<(u64, &'static str, serde_json::Value)>,
     last_checkpoint: Instant,
     failed: Option<String>,
 }
@@ -167,6 +170,7 @@ impl Evidence {
             cadence,
             jobs,
             next_ticket: 1,
+            queued: Vec::new(),
             last_checkpoint: Instant::now(),
             failed: None,
         }
@@ -177,30 +181,49 @@ impl Evidence {
         self.failed.as_deref()
     }
 
-    /// Appends one record (written, not yet synced); returns its ticket
-    /// and seq. A checkpoint follows when one is due.
-    pub fn write<T: Serialize>(&mut self, kind: &'static str, body: &T) -> Result<(u64, u64), String> {
+    /// Queues one record; returns its ticket. Nothing is written before
+    /// [`Evidence::flush`].
+    pub fn queue<T: Serialize>(&mut self, kind: &'static str, body: &T) -> Result<u64, String> {
         if let Some(f) = &self.failed {
             return Err(f.clone());
         }
-        let due = self.writer.uncovered() + 1 >= self.cadence.checkpoint_every
+        let value = to_value(body).map_err(|e| e.to_string())?;
+        let ticket = self.next_ticket;
+        self.next_ticket += 1;
+        self.queued.push((ticket, kind, value));
+        Ok(ticket)
+    }
+
+    /// Writes every queued record with one write (not yet synced: the sync
+    /// thread does that) and a checkpoint when one is due; returns each
+    /// record's (ticket, seq).
+    pub fn flush(&mut self) -> Result<Vec<(u64, u64)>, String> {
+        if self.queued.is_empty() {
+            return Ok(Vec::new());
+        }
+        if let Some(f) = &self.failed {
+            self.queued.clear();
+            return Err(f.clone());
+        }
+        let batch = std::mem::take(&mut self.queued);
+        let due = self.writer.uncovered() + batch.len() as u64 >= self.cadence.checkpoint_every
             || self.last_checkpoint.elapsed() >= self.cadence.checkpoint_interval;
-        let result = to_value(body).and_then(|value| {
-            self.writer
-                .append_with(due, |_| Ok((vec![(kind, value)], ())))
-        });
-        match result {
+        let tickets: Vec<u64> = batch.iter().map(|(t, _, _)| *t).collect();
+        let records: Vec<(&'static str, serde_json::Value)> =
+            batch.into_iter().map(|(_, k, v)| (k, v)).collect();
+        match self.writer.append_with(due, |_| Ok((records, ()))) {
             Ok((appended, checkpoint, ())) => {
                 if checkpoint.is_some() {
                     self.last_checkpoint = Instant::now();
                 }
-                let seq = appended.first().map_or(0, |a| a.seq);
-                let ticket = self.next_ticket;
-                self.next_ticket += 1;
+                let through = tickets.last().copied().unwrap_or(0);
                 if let Some(file) = self.writer.sync_handle() {
-                    let _ = self.jobs.send(Job::Sync(ticket, file));
+                    let _ = self.jobs.send(Job::Sync(through, file));
                 }
-                Ok((ticket, seq))
+                Ok(tickets
+                    .into_iter()
+                    .zip(appended.iter().map(|a| a.seq))
+                    .collect())
             }
             Err(e) => {
                 let message = e.to_string();
@@ -239,8 +262,10 @@ impl Evidence {
         }
     }
 
-    /// Signs a last checkpoint, syncs, and waits for the sync.
+    /// Writes what is queued, signs a last checkpoint, syncs, and waits
+    /// for the sync.
     pub fn finish(&mut self) -> Result<(), String> {
+        self.flush()?;
         self.checkpoint()?;
         let (tx, rx) = channel();
         if self.jobs.send(Job::Finish(tx)).is_err() {

@@ -151,6 +151,13 @@ struct Call {
     cancelled: bool,
 }
 
+/// Something for the server, in order.
+enum ToServer {
+    Line(Vec<u8>),
+    /// A forwarded call: its line, once its decision is written.
+    Call(Id),
+}
+
 enum Stage {
     /// Waiting for a tool list.
     Held,
@@ -187,6 +194,7 @@ struct State {
     outbox: VecDeque<Out>,
     to_client: Outlet,
     to_child: Outlet,
+    to_server: Vec<ToServer>,
     events: Sender<Event>,
     era: Era,
     client_elicitation: bool,
@@ -275,6 +283,7 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
         outbox: VecDeque::new(),
         to_client: Outlet::new(std::io::stdout()),
         to_child: Outlet::new(child_in),
+        to_server: Vec::new(),
         events: events_tx,
         era: Era::Unknown,
         client_elicitation: false,
@@ -390,36 +399,26 @@ impl State {
                     Err(_) => break,
                 },
             };
-            match event {
-                Some(Event::Client(Line::Data(bytes))) => self.from_client_line(&bytes),
-                Some(Event::Client(Line::TooLong)) => {
-                    self.anomaly("client", "message_too_large", Value::Null);
-                    let msg = format!(
-                        "message larger than {} bytes",
-                        self.opts.max_message_bytes
-                    );
-                    self.to_client_now(message::error_response(None, code::INVALID_REQUEST, &msg));
-                }
-                Some(Event::Client(Line::Eof)) => {
-                    // The client is done: close the server's stdin, then
-                    // escalate if it does not exit.
-                    self.client_closed = true;
-                    self.to_child.close();
-                    shutdown_at = Some((Instant::now() + self.opts.shutdown_grace, 0));
-                }
-                Some(Event::Child(Line::Data(bytes))) => self.from_child_line(&bytes),
-                Some(Event::Child(Line::TooLong)) => {
-                    self.anomaly("server", "message_too_large", Value::Null);
-                }
-                Some(Event::Child(Line::Eof)) => {
-                    server_closed = true;
+            let mut next = event;
+            let mut handled = 0;
+            let mut stop = false;
+            while let Some(event) = next.take() {
+                if self.handle(event, &mut shutdown_at) {
+                    stop = true;
                     break;
                 }
-                Some(Event::Evidence(w)) => self.written(w),
-                Some(Event::Tty { id, yes }) => self.answered_ask(&id, "tty", yes, false),
-                None => {}
+                handled += 1;
+                if handled < 64 {
+                    next = events.try_recv().ok();
+                }
+            }
+            self.flush_evidence();
+            if stop {
+                server_closed = true;
+                break;
             }
             self.timeouts();
+            self.flush_evidence();
             if let Some((at, step)) = shutdown_at
                 && Instant::now() >= at
             {
@@ -437,6 +436,44 @@ impl State {
             self.flush_outbox();
         }
         let _ = server_closed;
+        self.after_loop(events, child)
+    }
+
+    /// Handles one event; true when the server's stdout closed.
+    fn handle(&mut self, event: Event, shutdown_at: &mut Option<(Instant, u8)>) -> bool {
+        {
+            match Some(event) {
+                Some(Event::Client(Line::Data(bytes))) => self.from_client_line(&bytes),
+                Some(Event::Client(Line::TooLong)) => {
+                    self.anomaly("client", "message_too_large", Value::Null);
+                    let msg = format!(
+                        "message larger than {} bytes",
+                        self.opts.max_message_bytes
+                    );
+                    self.to_client_now(message::error_response(None, code::INVALID_REQUEST, &msg));
+                }
+                Some(Event::Client(Line::Eof)) => {
+                    // The client is done: close the server's stdin, then
+                    // escalate if it does not exit.
+                    self.client_closed = true;
+                    self.flush_evidence();
+                    self.to_child.close();
+                    *shutdown_at = Some((Instant::now() + self.opts.shutdown_grace, 0));
+                }
+                Some(Event::Child(Line::Data(bytes))) => self.from_child_line(&bytes),
+                Some(Event::Child(Line::TooLong)) => {
+                    self.anomaly("server", "message_too_large", Value::Null);
+                }
+                Some(Event::Child(Line::Eof)) => return true,
+                Some(Event::Evidence(w)) => self.written(w),
+                Some(Event::Tty { id, yes }) => self.answered_ask(&id, "tty", yes, false),
+                None => {}
+            }
+        }
+        false
+    }
+
+    fn after_loop(&mut self, events: &Receiver<Event>, child: &mut Child) -> Option<ExitStatus> {
         // The server's stdout is closed (or it was killed): collect it.
         let status = wait_until(child, Instant::now() + self.opts.shutdown_grace).or_else(|| {
             signal_group(child, "TERM");
@@ -475,6 +512,7 @@ impl State {
                 }
             }
         }
+        self.flush_evidence();
         let code = exit_code(status);
         self.session("end", {
             let mut d = serde_json::Map::new();
@@ -530,15 +568,16 @@ impl State {
 
     fn timeouts(&mut self) {
         let now = Instant::now();
-        if self.evidence.checkpoint_due().is_some_and(|t| now >= t)
-            && let Err(e) = self.evidence.checkpoint()
-        {
-            self.evidence_failed(e);
+        if self.evidence.checkpoint_due().is_some_and(|t| now >= t) {
+            self.flush_evidence();
+            if let Err(e) = self.evidence.checkpoint() {
+                self.evidence_failed(e);
+            }
         }
         if self.fetch.as_ref().is_some_and(|f| now >= f.deadline) {
             let fetch = self.fetch.take();
             if let Some(f) = fetch {
-                self.to_child.send(message::notification(
+                self.child_out(message::notification(
                     "notifications/cancelled",
                     &serde_json::json!({"requestId": f.id.to_value(), "reason": "timed out"}),
                 ));
@@ -590,12 +629,13 @@ impl State {
             event,
             detail,
         };
-        if let Err(e) = self.evidence.write(KIND_SESSION, &record) {
+        if let Err(e) = self.evidence.queue(KIND_SESSION, &record) {
             self.evidence_failed(e);
         }
     }
 
     fn evidence_failed(&mut self, message: String) {
+        self.durable = None;
         if self.evidence_failure.is_none() {
             eprintln!("vouch wrap: the evidence log cannot be written ({message}); refusing every call from now on");
             self.evidence_failure = Some(message);
@@ -767,20 +807,20 @@ impl State {
             Kind::Notification { method, params } => match method.as_ref() {
                 "notifications/cancelled" => self.client_cancel(bytes, params),
                 "notifications/initialized" => {
-                    self.to_child.send(bytes.to_vec());
+                    self.child_out(bytes.to_vec());
                     self.handshake_done = true;
                     if self.server_has_tools {
                         self.start_fetch();
                     }
                 }
-                _ => self.to_child.send(bytes.to_vec()),
+                _ => self.child_out(bytes.to_vec()),
             },
             Kind::Response { id, .. } => {
                 if let Some(call) = self.own_to_client.remove(&id) {
                     let approved = approved(bytes);
                     self.answered_ask(&call, "elicitation", approved, false);
                 } else if self.from_server.remove(&id) {
-                    self.to_child.send(bytes.to_vec());
+                    self.child_out(bytes.to_vec());
                 } else {
                     self.anomaly(
                         "client",
@@ -838,7 +878,7 @@ impl State {
                 method: method.to_owned(),
             },
         );
-        self.to_child.send(bytes.to_vec());
+        self.child_out(bytes.to_vec());
     }
 
     fn client_cancel(&mut self, bytes: &[u8], params: Option<&RawValue>) {
@@ -855,7 +895,7 @@ impl State {
                     // Forwarded behind its call (one FIFO); its outcome is
                     // "cancelled", and a late response is not delivered.
                     call.cancelled = true;
-                    self.to_child.send(bytes.to_vec());
+                    self.child_out(bytes.to_vec());
                     if let Some(ClientReq::Call(call)) = self.from_client.remove(&id) {
                         self.outcome(&id, &call, "cancelled", None, false, None);
                     }
@@ -877,7 +917,7 @@ impl State {
                 self.remember_answered(id);
             }
             Some(ClientReq::Plain { .. }) => {
-                self.to_child.send(bytes.to_vec());
+                self.child_out(bytes.to_vec());
             }
             None => {
                 // Blocked, answered locally, or unknown: never forwarded.
@@ -1328,7 +1368,7 @@ impl State {
         reason: &str,
         asked: Option<Asked>,
         forwarded: bool,
-    ) -> Result<(u64, u64), String> {
+    ) -> Result<u64, String> {
         let redacted = super::redact::redact(&call.args);
         let size = serde_json::to_vec(&redacted.value).map_or(usize::MAX, |v| v.len());
         let (arguments, masked) = if size <= super::evidence::MAX_REDACTED_BYTES {
@@ -1352,7 +1392,7 @@ impl State {
             policy: self.policy_digest.clone(),
             forwarded,
         };
-        let r = self.evidence.write(KIND_DECISION, &record);
+        let r = self.evidence.queue(KIND_DECISION, &record);
         if let Err(e) = &r {
             self.evidence_failed(e.clone());
         }
@@ -1367,7 +1407,7 @@ impl State {
         );
         self.remember_answered(id.clone());
         match self.decide_record(id, &call, "block", rule, reason, asked, false) {
-            Ok((ticket, _)) => {
+            Ok(ticket) => {
                 let text = format!("vouch blocked this call to {}: {rule}: {reason}", call.tool);
                 let bytes = self.tool_error(id, &text);
                 self.to_client_after(ticket, bytes, Some(instead));
@@ -1405,13 +1445,11 @@ impl State {
             let why = format!("the evidence log cannot be written ({failure})");
             return self.refuse(&id, call, "evidence_unavailable", &why, asked);
         }
-        // Written before it is forwarded (so a killed wrapper leaves it in
-        // the log); synced while the server runs.
+        // Queued now, written before anything after it goes to the server
+        // (so a killed wrapper leaves it in the log), synced while the
+        // server runs.
         match self.decide_record(&id, &call, "allow", rule, reason, asked, true) {
-            Ok((ticket, seq)) => {
-                call.ticket = ticket;
-                call.decision_seq = seq;
-            }
+            Ok(ticket) => call.ticket = ticket,
             Err(_) => {
                 self.remember_answered(id.clone());
                 return self.to_client_now(message::error_response(
@@ -1423,8 +1461,56 @@ impl State {
         }
         call.stage = Stage::Forwarded;
         call.forwarded_at = Some(Instant::now());
-        self.to_child.send(call.line.clone());
+        self.to_server.push(ToServer::Call(id.clone()));
         self.from_client.insert(id, ClientReq::Call(Box::new(call)));
+    }
+
+    /// Queues a message for the server (sent after the evidence of what
+    /// came before it is written).
+    fn child_out(&mut self, bytes: Vec<u8>) {
+        self.to_server.push(ToServer::Line(bytes));
+    }
+
+    /// Writes the queued records, then sends what waited for them to the
+    /// server, in order.
+    fn flush_evidence(&mut self) {
+        let written = self.evidence.flush();
+        let seqs: HashMap<u64, u64> = match &written {
+            Ok(s) => s.iter().copied().collect(),
+            Err(e) => {
+                self.evidence_failed(e.clone());
+                HashMap::new()
+            }
+        };
+        for item in std::mem::take(&mut self.to_server) {
+            match item {
+                ToServer::Line(bytes) => self.to_child.send(bytes),
+                ToServer::Call(id) => {
+                    let sent = match self.from_client.get_mut(&id) {
+                        Some(ClientReq::Call(call)) if written.is_ok() => {
+                            call.decision_seq = seqs.get(&call.ticket).copied().unwrap_or(0);
+                            call.forwarded_at = Some(Instant::now());
+                            Some(call.line.clone())
+                        }
+                        _ => None,
+                    };
+                    match sent {
+                        Some(line) => self.to_child.send(line),
+                        None if written.is_err() => {
+                            // Its decision is not in the log: never forwarded.
+                            self.from_client.remove(&id);
+                            self.remember_answered(id.clone());
+                            self.to_client_now(message::error_response(
+                                Some(&id),
+                                code::INTERNAL_ERROR,
+                                "vouch wrap: the evidence log cannot be written; the call was not made",
+                            ));
+                        }
+                        None => {}
+                    }
+                }
+            }
+        }
     }
 
     fn outcome(
@@ -1450,7 +1536,7 @@ impl State {
             error_code,
             duration_us,
         };
-        if let Err(e) = self.evidence.write(KIND_OUTCOME, &record) {
+        if let Err(e) = self.evidence.queue(KIND_OUTCOME, &record) {
             self.evidence_failed(e);
         }
     }
@@ -1715,7 +1801,7 @@ impl State {
             Kind::Request { id, method, .. } => {
                 if self.is_reserved(&id) || self.from_server.contains(&id) {
                     self.anomaly("server", "reused_id", serde_json::json!({"id": id.to_value()}));
-                    return self.to_child.send(message::error_response(
+                    return self.child_out(message::error_response(
                         Some(&id),
                         code::INVALID_REQUEST,
                         "this id is reserved or still pending",
@@ -1724,7 +1810,7 @@ impl State {
                 if self.is_modern() {
                     // 2026-07-28 stdio: the server must not send requests.
                     self.anomaly("server", "request_in_modern_era", serde_json::json!({"method": method}));
-                    return self.to_child.send(message::error_response(
+                    return self.child_out(message::error_response(
                         Some(&id),
                         code::INVALID_REQUEST,
                         "servers send no requests in protocol 2026-07-28",
