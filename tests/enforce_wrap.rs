@@ -134,7 +134,9 @@ impl Env {
 
 fn node_script(script: &str, args: &[&str]) -> Vec<String> {
     std::iter::once("node".to_owned())
-        .chain(std::iter::once(peer_dir().join(script).display().to_string()))
+        .chain(std::iter::once(
+            peer_dir().join(script).display().to_string(),
+        ))
         .chain(args.iter().map(|s| s.to_string()))
         .collect()
 }
@@ -217,17 +219,33 @@ fn server_everything_behaves_as_without_the_wrapper() {
     assert_eq!(direct["serverVersion"], wrapped["serverVersion"]);
     assert_eq!(direct["instructions"], wrapped["instructions"]);
     assert_eq!(wrapped["transportErrors"], json!([]));
-    assert_eq!(wrapped["steps"][0]["result"]["tools"].as_array().unwrap().len(), 13);
+    assert_eq!(
+        wrapped["steps"][0]["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .len(),
+        13
+    );
     let v = env.verify("e.log");
     assert_eq!(v["exit"], 0, "{v}");
     let decisions = env.of_kind("e.log", "tool_call");
-    let tools: Vec<&str> = decisions.iter().map(|d| d["tool"].as_str().unwrap()).collect();
+    let tools: Vec<&str> = decisions
+        .iter()
+        .map(|d| d["tool"].as_str().unwrap())
+        .collect();
     assert_eq!(tools, ["echo", "get-sum"]);
-    assert!(decisions.iter().all(|d| d["decision"] == "allow" && d["forwarded"] == true));
+    assert!(
+        decisions
+            .iter()
+            .all(|d| d["decision"] == "allow" && d["forwarded"] == true)
+    );
     let outcomes = env.of_kind("e.log", "tool_result");
     assert_eq!(outcomes.len(), 2);
     for (d, o) in decisions.iter().zip(&outcomes) {
-        assert_eq!(o["decision_seq"], d["_seq"], "outcome links to its decision");
+        assert_eq!(
+            o["decision_seq"], d["_seq"],
+            "outcome links to its decision"
+        );
         assert_eq!(o["outcome"], "result");
     }
     // The decision names the exact argument bytes the client sent.
@@ -276,8 +294,18 @@ path_outside = ["/path", "/source", "/destination"]
         {"op": "call", "name": "write_file", "arguments": {"path": escape, "content": "escape"}},
         {"op": "call", "name": "read_text_file", "arguments": {"path": inside}},
     ]});
-    let direct_list = sdk("sdk-client.mjs", &env, json!({"steps": [{"op": "list"}]}), &server);
-    let wrapped = sdk("sdk-client.mjs", &env, script, &env.wrap("fs.log", &[], &server));
+    let direct_list = sdk(
+        "sdk-client.mjs",
+        &env,
+        json!({"steps": [{"op": "list"}]}),
+        &server,
+    );
+    let wrapped = sdk(
+        "sdk-client.mjs",
+        &env,
+        script,
+        &env.wrap("fs.log", &[], &server),
+    );
     let s = steps(&wrapped);
     assert_eq!(s[0], steps(&direct_list)[0], "the listing is the server's");
     assert_eq!(s[0]["result"]["tools"].as_array().unwrap().len(), 14);
@@ -289,18 +317,30 @@ path_outside = ["/path", "/source", "/destination"]
         assert!(text.contains("fs-write-outside"), "{text}");
     }
     assert!(!outside.exists(), "a blocked write reached the server");
-    assert!(!root.join("escape.txt").exists(), "a `..` escape reached the server");
+    assert!(
+        !root.join("escape.txt").exists(),
+        "a `..` escape reached the server"
+    );
     assert_eq!(s[4]["result"]["content"][0]["text"], "inside");
     assert_eq!(env.verify("fs.log")["exit"], 0);
     let decisions = env.of_kind("fs.log", "tool_call");
     let summary: Vec<(String, String)> = decisions
         .iter()
-        .map(|d| (d["decision"].as_str().unwrap().into(), d["rule"].as_str().unwrap().into()))
+        .map(|d| {
+            (
+                d["decision"].as_str().unwrap().into(),
+                d["rule"].as_str().unwrap().into(),
+            )
+        })
         .collect();
     assert_eq!(summary[1], ("block".into(), "fs-write-outside".into()));
     assert_eq!(summary[2], ("block".into(), "fs-write-outside".into()));
     assert_eq!(decisions[1]["forwarded"], false);
-    assert_eq!(env.of_kind("fs.log", "tool_result").len(), 2, "outcomes only of forwarded calls");
+    assert_eq!(
+        env.of_kind("fs.log", "tool_result").len(),
+        2,
+        "outcomes only of forwarded calls"
+    );
 }
 
 #[test]
@@ -318,11 +358,20 @@ fn modern_era_v2_client_and_server_through_the_wrapper() {
         {"op": "call", "name": "set_mode", "arguments": {"mode": "fast"}},
     ]});
     let direct = sdk("sdk-v2-client.mjs", &env, script.clone(), &server);
-    let wrapped = sdk("sdk-v2-client.mjs", &env, script, &env.wrap("m.log", &[], &server));
+    let wrapped = sdk(
+        "sdk-v2-client.mjs",
+        &env,
+        script,
+        &env.wrap("m.log", &[], &server),
+    );
     assert_eq!(wrapped["era"], "modern", "{wrapped}");
     assert_eq!(wrapped["protocolVersion"], "2026-07-28");
     let (d, w) = (steps(&direct), steps(&wrapped));
-    assert_eq!(d[..3], w[..3], "listing and allowed calls as without the wrapper");
+    assert_eq!(
+        d[..3],
+        w[..3],
+        "listing and allowed calls as without the wrapper"
+    );
     assert_eq!(w[3]["result"]["isError"], true, "{}", w[3]);
     assert_eq!(env.verify("m.log")["exit"], 0);
     let decisions = env.of_kind("m.log", "tool_call");
@@ -351,9 +400,15 @@ fn v2_client_falls_back_to_legacy_through_the_wrapper() {
     assert_eq!(wrapped["era"], "legacy", "{wrapped}");
     // The probe passed through unchanged and its error came straight back:
     // a swallowed probe would cost the 20 s probe timeout.
-    assert!(wrapped["connectMs"].as_f64().unwrap() < 10_000.0, "{wrapped}");
+    assert!(
+        wrapped["connectMs"].as_f64().unwrap() < 10_000.0,
+        "{wrapped}"
+    );
     let lines = std::fs::read_to_string(&received).unwrap();
-    assert!(lines.lines().next().unwrap().contains("server/discover"), "{lines}");
+    assert!(
+        lines.lines().next().unwrap().contains("server/discover"),
+        "{lines}"
+    );
     assert_eq!(steps(&wrapped)[0]["result"]["content"][0]["text"], "legacy");
     assert_eq!(env.verify("f.log")["exit"], 0);
 }
@@ -381,9 +436,23 @@ fn forged_responses_to_unsent_ids_are_dropped_and_recorded() {
         {"op": "call", "name": "echo", "arguments": {"text": "real"}},
         {"op": "call", "name": "echo", "arguments": {"text": "real 2"}},
     ]});
-    let direct = sdk("sdk-client.mjs", &env, script.clone(), &hostile("forge", &received));
-    assert_ne!(direct["transportErrors"], json!([]), "the direct client sees forgeries");
-    let wrapped = sdk("sdk-client.mjs", &env, script, &env.wrap("g.log", &[], &hostile("forge", &received)));
+    let direct = sdk(
+        "sdk-client.mjs",
+        &env,
+        script.clone(),
+        &hostile("forge", &received),
+    );
+    assert_ne!(
+        direct["transportErrors"],
+        json!([]),
+        "the direct client sees forgeries"
+    );
+    let wrapped = sdk(
+        "sdk-client.mjs",
+        &env,
+        script,
+        &env.wrap("g.log", &[], &hostile("forge", &received)),
+    );
     let s = steps(&wrapped);
     let names: Vec<&str> = s[0]["result"]["tools"]
         .as_array()
@@ -391,7 +460,10 @@ fn forged_responses_to_unsent_ids_are_dropped_and_recorded() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert!(!names.contains(&"evil"), "a forged tools/list reached the client: {names:?}");
+    assert!(
+        !names.contains(&"evil"),
+        "a forged tools/list reached the client: {names:?}"
+    );
     assert_eq!(s[1]["result"]["content"][0]["text"], "real");
     assert_eq!(s[2]["result"]["content"][0]["text"], "real 2");
     assert_eq!(wrapped["transportErrors"], json!([]), "{wrapped}");
@@ -414,9 +486,19 @@ fn a_rug_pull_is_relisted_before_the_new_tool_can_be_called() {
         {"op": "call", "name": "exfiltrate", "arguments": {}},
         {"op": "list"},
     ]});
-    let wrapped = sdk("sdk-client.mjs", &env, script, &env.wrap("rug.log", &[], &hostile("rugpull", &received)));
+    let wrapped = sdk(
+        "sdk-client.mjs",
+        &env,
+        script,
+        &env.wrap("rug.log", &[], &hostile("rugpull", &received)),
+    );
     let s = steps(&wrapped);
-    let listed: Vec<&str> = s[3]["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let listed: Vec<&str> = s[3]["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
     assert!(listed.contains(&"exfiltrate"), "{listed:?}");
     // The wrapper listed again on list_changed and recorded the change
     // before the new tool could be decided.
@@ -458,7 +540,11 @@ fn hostile_messages_are_dropped_and_the_session_goes_on() {
             "sdk-client.mjs",
             &env,
             script,
-            &env.wrap(&log, &["--max-message-bytes", "1048576"], &hostile(mode, &received)),
+            &env.wrap(
+                &log,
+                &["--max-message-bytes", "1048576"],
+                &hostile(mode, &received),
+            ),
         );
         let s = steps(&wrapped);
         assert!(
@@ -469,7 +555,11 @@ fn hostile_messages_are_dropped_and_the_session_goes_on() {
             // Every answer has duplicate keys: none is delivered.
             assert_eq!(s[0]["ok"], false, "{mode}: {}", s[0]);
         } else {
-            assert_eq!(s[1]["result"]["content"][0]["text"], "two", "{mode}: {}", s[1]);
+            assert_eq!(
+                s[1]["result"]["content"][0]["text"], "two",
+                "{mode}: {}",
+                s[1]
+            );
         }
         let a = anomalies(&env, &log);
         assert!(a.iter().any(|w| w == anomaly), "{mode}: {a:?}");
@@ -486,14 +576,26 @@ fn a_server_that_dies_mid_call_ends_the_session_cleanly() {
     env.policy(ALLOW_ALL);
     let received = env.path("r.jsonl");
     let script = json!({"steps": [{"op": "call", "name": "echo", "arguments": {"text": "x"}, "timeoutMs": 10000}]});
-    let wrapped = sdk("sdk-client.mjs", &env, script, &env.wrap("die.log", &[], &hostile("die", &received)));
+    let wrapped = sdk(
+        "sdk-client.mjs",
+        &env,
+        script,
+        &env.wrap("die.log", &[], &hostile("die", &received)),
+    );
     assert_eq!(steps(&wrapped)[0]["ok"], false);
-    assert_eq!(wrapped["childExit"]["code"], 3, "the server's exit code: {wrapped}");
+    assert_eq!(
+        wrapped["childExit"]["code"], 3,
+        "the server's exit code: {wrapped}"
+    );
     assert_eq!(env.verify("die.log")["exit"], 0);
     let outcomes = env.of_kind("die.log", "tool_result");
     assert_eq!(outcomes.len(), 1);
     assert_eq!(outcomes[0]["outcome"], "server_exited");
-    let end: Vec<Value> = env.of_kind("die.log", "mcp_session").into_iter().filter(|s| s["event"] == "end").collect();
+    let end: Vec<Value> = env
+        .of_kind("die.log", "mcp_session")
+        .into_iter()
+        .filter(|s| s["event"] == "end")
+        .collect();
     assert_eq!(end[0]["reason"], "server_exited");
     assert_eq!(end[0]["exit_code"], 3);
 }
@@ -510,7 +612,12 @@ fn a_cancel_follows_its_call_and_a_silent_server_does_not_stall_the_wrapper() {
         {"op": "cancel_call", "name": "echo", "arguments": {"text": "slow"}, "afterMs": 50},
         {"op": "ping"},
     ]});
-    let wrapped = sdk("sdk-client.mjs", &env, script, &env.wrap("c.log", &[], &hostile("slowcall", &received)));
+    let wrapped = sdk(
+        "sdk-client.mjs",
+        &env,
+        script,
+        &env.wrap("c.log", &[], &hostile("slowcall", &received)),
+    );
     let s = steps(&wrapped);
     assert_eq!(s[0]["ok"], false, "{}", s[0]);
     assert_eq!(s[1]["ok"], true, "other traffic goes on: {}", s[1]);
@@ -519,8 +626,14 @@ fn a_cancel_follows_its_call_and_a_silent_server_does_not_stall_the_wrapper() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let call = lines.iter().position(|m| m["method"] == "tools/call").unwrap();
-    let cancel = lines.iter().position(|m| m["method"] == "notifications/cancelled").unwrap();
+    let call = lines
+        .iter()
+        .position(|m| m["method"] == "tools/call")
+        .unwrap();
+    let cancel = lines
+        .iter()
+        .position(|m| m["method"] == "notifications/cancelled")
+        .unwrap();
     assert!(call < cancel, "the cancel overtook its call: {lines:?}");
     assert_eq!(lines[cancel]["params"]["requestId"], lines[call]["id"]);
     let outcomes = env.of_kind("c.log", "tool_result");
@@ -536,17 +649,33 @@ fn server_requests_are_routed_back_to_the_server() {
     let env = Env::new();
     env.policy(ALLOW_ALL);
     let received = env.path("r.jsonl");
-    let script = json!({"roots": ["file:///tmp"], "steps": [{"op": "sleep", "ms": 700}, {"op": "ping"}]});
-    let wrapped = sdk("sdk-client.mjs", &env, script, &env.wrap("s.log", &[], &hostile("serverreq", &received)));
+    let script =
+        json!({"roots": ["file:///tmp"], "steps": [{"op": "sleep", "ms": 700}, {"op": "ping"}]});
+    let wrapped = sdk(
+        "sdk-client.mjs",
+        &env,
+        script,
+        &env.wrap("s.log", &[], &hostile("serverreq", &received)),
+    );
     assert!(wrapped.get("connectError").is_none(), "{wrapped}");
     let lines: Vec<Value> = std::fs::read_to_string(&received)
         .unwrap()
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect();
-    let roots = lines.iter().find(|m| m["id"] == 1 && m.get("method").is_none());
-    assert!(roots.is_some_and(|r| r["result"]["roots"].is_array()), "{lines:?}");
-    assert!(lines.iter().any(|m| m["id"] == "s1" && m.get("method").is_none()), "{lines:?}");
+    let roots = lines
+        .iter()
+        .find(|m| m["id"] == 1 && m.get("method").is_none());
+    assert!(
+        roots.is_some_and(|r| r["result"]["roots"].is_array()),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|m| m["id"] == "s1" && m.get("method").is_none()),
+        "{lines:?}"
+    );
     assert_eq!(env.verify("s.log")["exit"], 0);
 }
 
@@ -579,7 +708,11 @@ impl Raw {
                 }
             }
         });
-        Raw { child, stdin, lines }
+        Raw {
+            child,
+            stdin,
+            lines,
+        }
     }
 
     fn send(&mut self, bytes: &[u8]) {
@@ -593,7 +726,10 @@ impl Raw {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            let v = self.lines.recv_timeout(left).expect("no such message in time");
+            let v = self
+                .lines
+                .recv_timeout(left)
+                .expect("no such message in time");
             if pred(&v) {
                 return v;
             }
@@ -627,7 +763,11 @@ fn ids_batches_and_malformed_messages_from_the_client() {
     let env = Env::new();
     env.policy("version = 1\ndefault = \"allow\"\n[[rule]]\nid = \"no-notes\"\ntools = [\"write_note\"]\naction = \"block\"\n");
     let received = env.path("r.jsonl");
-    let mut raw = Raw::start(&env.wrap("raw.log", &["--max-message-bytes", "4096"], &hostile("slowcall", &received)));
+    let mut raw = Raw::start(&env.wrap(
+        "raw.log",
+        &["--max-message-bytes", "4096"],
+        &hostile("slowcall", &received),
+    ));
     raw.handshake("2025-11-25");
     // 0 and "" are real ids.
     raw.send(br#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#);
@@ -648,12 +788,17 @@ fn ids_batches_and_malformed_messages_from_the_client() {
     raw.send(br#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","name":"write_note","arguments":{}}}"#);
     raw.expect(|v| v["error"]["code"] == -32600);
     // A batch (2025-11-25): one error, id null.
-    raw.send(br#"[{"jsonrpc":"2.0","id":20,"method":"ping"},{"jsonrpc":"2.0","id":21,"method":"ping"}]"#);
+    raw.send(
+        br#"[{"jsonrpc":"2.0","id":20,"method":"ping"},{"jsonrpc":"2.0","id":21,"method":"ping"}]"#,
+    );
     raw.expect(|v| v["error"]["code"] == -32600 && v["id"].is_null());
     // Invalid UTF-8 and oversize: errors, and the session goes on.
     raw.send(b"{\"jsonrpc\":\"2.0\",\"id\":30,\"method\":\"p\xffing\"}");
     raw.expect(|v| v["error"]["code"] == -32700);
-    let big = format!(r#"{{"jsonrpc":"2.0","id":31,"method":"ping","params":{{"pad":"{}"}}}}"#, "x".repeat(5000));
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":31,"method":"ping","params":{{"pad":"{}"}}}}"#,
+        "x".repeat(5000)
+    );
     raw.send(big.as_bytes());
     raw.expect(|v| v["error"]["code"] == -32600);
     // A blocked call is answered locally; its cancel is swallowed.
@@ -664,7 +809,12 @@ fn ids_batches_and_malformed_messages_from_the_client() {
     // A tool the server did not list is refused without asking it.
     raw.send(br#"{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"not-a-tool","arguments":{}}}"#);
     let unlisted = raw.expect(|v| v["id"] == 41);
-    assert!(unlisted["result"]["content"][0]["text"].as_str().unwrap().contains("not_listed"));
+    assert!(
+        unlisted["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("not_listed")
+    );
     // A response to a request the server never sent is dropped.
     raw.send(br#"{"jsonrpc":"2.0","id":"never-sent","result":{}}"#);
     raw.send(br#"{"jsonrpc":"2.0","id":50,"method":"ping"}"#);
@@ -673,7 +823,18 @@ fn ids_batches_and_malformed_messages_from_the_client() {
     let status = raw.child.wait().unwrap();
     assert_eq!(status.code(), Some(0));
     let got = received_lines(&received).join("\n");
-    for absent in ["1.5", "9007199254740993", "\"id\":8", "\"id\":20", "\"id\":30", "\"id\":31", "\"id\":40", "\"id\":41", "never-sent", "\"b\""] {
+    for absent in [
+        "1.5",
+        "9007199254740993",
+        "\"id\":8",
+        "\"id\":20",
+        "\"id\":30",
+        "\"id\":31",
+        "\"id\":40",
+        "\"id\":41",
+        "never-sent",
+        "\"b\"",
+    ] {
         assert!(!got.contains(absent), "{absent} reached the server: {got}");
     }
     assert_eq!(env.verify("raw.log")["exit"], 0);
@@ -691,9 +852,19 @@ fn batches_get_one_error_per_request_in_2025_03_26() {
     raw.handshake("2025-03-26");
     raw.send(br#"[{"jsonrpc":"2.0","id":20,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":"21","method":"ping"}]"#);
     let v = raw.expect(|v| v.is_array());
-    let ids: Vec<Value> = v.as_array().unwrap().iter().map(|e| e["id"].clone()).collect();
+    let ids: Vec<Value> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].clone())
+        .collect();
     assert_eq!(ids, vec![json!(20), json!("21")]);
-    assert!(v.as_array().unwrap().iter().all(|e| e["error"]["code"] == -32600));
+    assert!(
+        v.as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["error"]["code"] == -32600)
+    );
     drop(raw.stdin);
     raw.child.wait().unwrap();
     assert!(!received_lines(&received).join("\n").contains("\"id\":20"));
@@ -707,7 +878,11 @@ fn kill_9_mid_session_leaves_every_forwarded_decision_in_a_log_that_verifies() {
     let env = Env::new();
     env.policy(ALLOW_ALL);
     let received = env.path("r.jsonl");
-    let mut raw = Raw::start(&env.wrap("kill.log", &["--checkpoint-every", "3"], &hostile("honest", &received)));
+    let mut raw = Raw::start(&env.wrap(
+        "kill.log",
+        &["--checkpoint-every", "3"],
+        &hostile("honest", &received),
+    ));
     raw.handshake("2025-11-25");
     for i in 0..200 {
         let m = json!({"jsonrpc":"2.0","id":i,"method":"tools/call","params":{"name":"echo","arguments":{"text": format!("n{i}")}}});
@@ -715,7 +890,12 @@ fn kill_9_mid_session_leaves_every_forwarded_decision_in_a_log_that_verifies() {
     }
     // Wait until some calls reached the server, then kill mid-stream.
     let deadline = Instant::now() + Duration::from_secs(10);
-    while received_lines(&received).iter().filter(|l| l.contains("tools/call")).count() < 20 {
+    while received_lines(&received)
+        .iter()
+        .filter(|l| l.contains("tools/call"))
+        .count()
+        < 20
+    {
         assert!(Instant::now() < deadline, "calls never reached the server");
         std::thread::sleep(Duration::from_millis(5));
     }
@@ -728,7 +908,10 @@ fn kill_9_mid_session_leaves_every_forwarded_decision_in_a_log_that_verifies() {
         .map(|m| m["id"].as_i64().unwrap())
         .collect();
     let v = env.verify("kill.log");
-    let status = v["report"]["logs"][0]["status"].as_str().unwrap_or("").to_owned();
+    let status = v["report"]["logs"][0]["status"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
     assert!(status == "valid" || status == "partial", "{v}");
     let decided: std::collections::HashSet<i64> = env
         .of_kind("kill.log", "tool_call")
@@ -736,7 +919,10 @@ fn kill_9_mid_session_leaves_every_forwarded_decision_in_a_log_that_verifies() {
         .map(|d| d["request_id"].as_i64().unwrap())
         .collect();
     for id in &forwarded {
-        assert!(decided.contains(id), "call {id} reached the server without its decision in the log");
+        assert!(
+            decided.contains(id),
+            "call {id} reached the server without its decision in the log"
+        );
     }
 }
 
@@ -748,13 +934,31 @@ fn two_wrappers_share_one_log() {
     let env = Env::new();
     env.policy(ALLOW_ALL);
     let script = json!({"steps": (0..20).map(|i| json!({"op": "call", "name": "echo", "arguments": {"text": format!("{i}")}})).collect::<Vec<_>>()});
-    let a_cmd = env.wrap("shared.log", &["--checkpoint-every", "4"], &hostile("honest", &env.path("a.jsonl")));
-    let b_cmd = env.wrap("shared.log", &["--checkpoint-every", "4"], &hostile("honest", &env.path("b.jsonl")));
-    let (ea, sa) = (Env { dir: tempfile::tempdir().unwrap() }, script.clone());
+    let a_cmd = env.wrap(
+        "shared.log",
+        &["--checkpoint-every", "4"],
+        &hostile("honest", &env.path("a.jsonl")),
+    );
+    let b_cmd = env.wrap(
+        "shared.log",
+        &["--checkpoint-every", "4"],
+        &hostile("honest", &env.path("b.jsonl")),
+    );
+    let (ea, sa) = (
+        Env {
+            dir: tempfile::tempdir().unwrap(),
+        },
+        script.clone(),
+    );
     let t = std::thread::spawn(move || sdk("sdk-client.mjs", &ea, sa, &a_cmd));
     let b = sdk("sdk-client.mjs", &env, script, &b_cmd);
     let a = t.join().unwrap();
-    assert!(steps(&a).iter().chain(steps(&b).iter()).all(|s| s["ok"] == true));
+    assert!(
+        steps(&a)
+            .iter()
+            .chain(steps(&b).iter())
+            .all(|s| s["ok"] == true)
+    );
     assert_eq!(env.verify("shared.log")["exit"], 0);
     assert_eq!(env.of_kind("shared.log", "tool_call").len(), 40);
 }

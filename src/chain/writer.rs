@@ -257,13 +257,10 @@ impl LockedLog {
                 std::thread::park();
             }
         }
-        let result = self.file.write_all(buf).and_then(|()| {
-            if sync {
-                self.file.sync_data()
-            } else {
-                Ok(())
-            }
-        });
+        let result = self
+            .file
+            .write_all(buf)
+            .and_then(|()| if sync { self.file.sync_data() } else { Ok(()) });
         if let Err(e) = result {
             // Never leave a partial batch behind.
             let _ = self.file.set_len(self.len);

@@ -276,7 +276,12 @@ impl Evidence {
     }
 }
 
-fn sync_loop<E>(jobs: Receiver<Job>, progress: &Progress, report: Sender<E>, wrap: fn(Written) -> E) {
+fn sync_loop<E>(
+    jobs: Receiver<Job>,
+    progress: &Progress,
+    report: Sender<E>,
+    wrap: fn(Written) -> E,
+) {
     let mut durable = 0u64;
     let mut failed: Option<String> = None;
     while let Ok(first) = jobs.recv() {

@@ -397,7 +397,10 @@ mod tests {
             parse(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":1,"a":2}}"#),
             Err(Invalid::Json(_))
         ));
-        assert_eq!(parse(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}").err(), Some(Invalid::NotUtf8));
+        assert_eq!(
+            parse(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}").err(),
+            Some(Invalid::NotUtf8)
+        );
         assert!(matches!(
             parse(br#"[{"jsonrpc":"2.0","id":7,"method":"ping"},{"jsonrpc":"2.0","method":"n"}]"#),
             Err(Invalid::Batch { ids }) if ids == vec![Id::Int(7)]
@@ -412,11 +415,17 @@ mod tests {
         ));
         assert!(matches!(
             parse(br#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#),
-            Err(Invalid::BadId { id: BadId::Fraction, .. })
+            Err(Invalid::BadId {
+                id: BadId::Fraction,
+                ..
+            })
         ));
         assert!(matches!(
             parse(br#"{"jsonrpc":"2.0","id":null,"method":"x"}"#),
-            Err(Invalid::BadId { id: BadId::Null, .. })
+            Err(Invalid::BadId {
+                id: BadId::Null,
+                ..
+            })
         ));
     }
 }

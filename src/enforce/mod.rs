@@ -8,7 +8,7 @@ pub mod policy;
 pub mod redact;
 
 pub use error::{EnforceError, PolicyError, PolicyProblem};
-pub mod message;
 pub mod evidence;
 pub mod io;
+pub mod message;
 pub mod wrap;

@@ -162,16 +162,24 @@ enum Stage {
     /// Waiting for a tool list.
     Held,
     /// Waiting for a person (legacy elicitation or the terminal).
-    Asking { via: &'static str, deadline: Instant },
+    Asking {
+        via: &'static str,
+        deadline: Instant,
+    },
     Forwarded,
 }
 
 /// A client request the wrapper has not answered yet.
 enum ClientReq {
     /// Forwarded, not a call.
-    Plain { method: String },
+    Plain {
+        method: String,
+    },
     /// `tools/list`, answered from the snapshot when there is one.
-    List { needs_generation: u64, cursor: bool },
+    List {
+        needs_generation: u64,
+        cursor: bool,
+    },
     Call(Box<Call>),
 }
 
@@ -313,7 +321,9 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
     };
     st.session("start", {
         let mut d = serde_json::Map::new();
-        let mut command = vec![Value::String(st.opts.program.to_string_lossy().into_owned())];
+        let mut command = vec![Value::String(
+            st.opts.program.to_string_lossy().into_owned(),
+        )];
         command.extend(
             st.opts
                 .args
@@ -322,7 +332,10 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
         );
         d.insert("command".into(), Value::Array(command));
         d.insert("policy".into(), Value::String(st.policy_digest.clone()));
-        d.insert("vouch".into(), Value::String(env!("CARGO_PKG_VERSION").into()));
+        d.insert(
+            "vouch".into(),
+            Value::String(env!("CARGO_PKG_VERSION").into()),
+        );
         d.insert("pid".into(), Value::from(std::process::id()));
         d
     });
@@ -443,14 +456,11 @@ impl State {
     fn handle(&mut self, event: Event, shutdown_at: &mut Option<(Instant, u8)>) -> bool {
         {
             match Some(event) {
-                Some(Event::Client(Line::Data(bytes))) => self.from_client_line(&bytes),
+                Some(Event::Client(Line::Data(bytes))) => self.client_line(&bytes),
                 Some(Event::Client(Line::TooLong)) => {
                     self.anomaly("client", "message_too_large", Value::Null);
-                    let msg = format!(
-                        "message larger than {} bytes",
-                        self.opts.max_message_bytes
-                    );
-                    self.to_client_now(message::error_response(None, code::INVALID_REQUEST, &msg));
+                    let msg = format!("message larger than {} bytes", self.opts.max_message_bytes);
+                    self.send_client(message::error_response(None, code::INVALID_REQUEST, &msg));
                 }
                 Some(Event::Client(Line::Eof)) => {
                     // The client is done: close the server's stdin, then
@@ -460,7 +470,7 @@ impl State {
                     self.to_child.close();
                     *shutdown_at = Some((Instant::now() + self.opts.shutdown_grace, 0));
                 }
-                Some(Event::Child(Line::Data(bytes))) => self.from_child_line(&bytes),
+                Some(Event::Child(Line::Data(bytes))) => self.server_line(&bytes),
                 Some(Event::Child(Line::TooLong)) => {
                     self.anomaly("server", "message_too_large", Value::Null);
                 }
@@ -504,7 +514,7 @@ impl State {
                     self.outcome(&id, call, "server_exited", None, false, None);
                 }
                 if !self.client_closed {
-                    self.to_client_now(message::error_response(
+                    self.send_client(message::error_response(
                         Some(&id),
                         code::SERVER_UNAVAILABLE,
                         "the MCP server exited",
@@ -518,7 +528,14 @@ impl State {
             let mut d = serde_json::Map::new();
             d.insert(
                 "reason".into(),
-                Value::String(if self.client_closed { "client_closed" } else { "server_exited" }.into()),
+                Value::String(
+                    if self.client_closed {
+                        "client_closed"
+                    } else {
+                        "server_exited"
+                    }
+                    .into(),
+                ),
             );
             d.insert("exit_code".into(), Value::from(code));
             d.insert("calls".into(), Value::from(self.calls));
@@ -612,7 +629,7 @@ impl State {
                 .collect();
             for o in own {
                 self.own_to_client.remove(&o);
-                self.to_client_now(message::notification(
+                self.send_client(message::notification(
                     "notifications/cancelled",
                     &serde_json::json!({"requestId": o.to_value(), "reason": "timed out"}),
                 ));
@@ -637,7 +654,9 @@ impl State {
     fn evidence_failed(&mut self, message: String) {
         self.durable = None;
         if self.evidence_failure.is_none() {
-            eprintln!("vouch wrap: the evidence log cannot be written ({message}); refusing every call from now on");
+            eprintln!(
+                "vouch wrap: the evidence log cannot be written ({message}); refusing every call from now on"
+            );
             self.evidence_failure = Some(message);
         }
     }
@@ -706,11 +725,11 @@ impl State {
     }
 
     /// Queues a message for the client behind everything queued before it.
-    fn to_client_now(&mut self, bytes: Vec<u8>) {
-        self.to_client_after(0, bytes, None);
+    fn send_client(&mut self, bytes: Vec<u8>) {
+        self.send_client_after(0, bytes, None);
     }
 
-    fn to_client_after(&mut self, ticket: u64, bytes: Vec<u8>, instead: Option<Vec<u8>>) {
+    fn send_client_after(&mut self, ticket: u64, bytes: Vec<u8>, instead: Option<Vec<u8>>) {
         self.outbox.push_back(Out {
             ticket,
             bytes,
@@ -741,7 +760,10 @@ impl State {
     }
 
     fn protocol(&self, meta: Option<&Value>) -> String {
-        if let Some(v) = meta.and_then(|m| m.get(META_VERSION)).and_then(Value::as_str) {
+        if let Some(v) = meta
+            .and_then(|m| m.get(META_VERSION))
+            .and_then(Value::as_str)
+        {
             return v.to_owned();
         }
         match &self.era {
@@ -757,7 +779,7 @@ impl State {
 
     // ---- from the client ------------------------------------------------
 
-    fn from_client_line(&mut self, bytes: &[u8]) {
+    fn client_line(&mut self, bytes: &[u8]) {
         let kind = match message::parse(bytes) {
             Ok(k) => k,
             Err(invalid) => return self.invalid_from_client(&invalid),
@@ -766,14 +788,14 @@ impl State {
             Kind::Request { id, method, params } => {
                 if self.is_reserved(&id) {
                     self.anomaly("client", "reserved_id", Value::Null);
-                    return self.to_client_now(message::error_response(
+                    return self.send_client(message::error_response(
                         Some(&id),
                         code::INVALID_REQUEST,
                         "this id is reserved by vouch wrap",
                     ));
                 }
                 if self.from_client.contains_key(&id) || self.cancelled_open.contains(&id) {
-                    return self.to_client_now(message::error_response(
+                    return self.send_client(message::error_response(
                         Some(&id),
                         code::INVALID_REQUEST,
                         "a request with this id is still pending",
@@ -863,12 +885,16 @@ impl State {
             Invalid::Json(crate::jcs::InexactJson::Syntax { .. }) | Invalid::NotUtf8 => {
                 message::error_response(None, code::PARSE_ERROR, &invalid.to_string())
             }
-            Invalid::BadId { method: Some(_), .. } | Invalid::Json(_) | Invalid::NotJsonRpc(_) => {
+            Invalid::BadId {
+                method: Some(_), ..
+            }
+            | Invalid::Json(_)
+            | Invalid::NotJsonRpc(_) => {
                 message::error_response(None, code::INVALID_REQUEST, &invalid.to_string())
             }
             Invalid::BadId { method: None, .. } | Invalid::TooLarge { .. } => return,
         };
-        self.to_client_now(reply);
+        self.send_client(reply);
     }
 
     fn forward_request(&mut self, id: Id, method: &str, bytes: &[u8]) {
@@ -907,7 +933,15 @@ impl State {
                 Stage::Held | Stage::Asking { .. } => {
                     // Never sent: decide it as withdrawn, answer nothing.
                     if let Some(ClientReq::Call(call)) = self.from_client.remove(&id) {
-                        let _ = self.decide_record(&id, &call, "cancelled", "cancelled", "the client cancelled the call before it was decided", None, false);
+                        let _ = self.decide_record(
+                            &id,
+                            &call,
+                            "cancelled",
+                            "cancelled",
+                            "the client cancelled the call before it was decided",
+                            None,
+                            false,
+                        );
                         self.remember_answered(id);
                     }
                 }
@@ -1015,7 +1049,9 @@ impl State {
                 .ok()
                 .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_owned))
                 .unwrap_or_else(|| "an error".into());
-            return self.fetch_failed(&format!("the server answered tools/list with an error: {text}"));
+            return self.fetch_failed(&format!(
+                "the server answered tools/list with an error: {text}"
+            ));
         }
         let page = result.and_then(|r| {
             serde_json::from_str::<serde_json::Map<String, Value>>(r.get())
@@ -1077,7 +1113,8 @@ impl State {
         }
         fetch.pages += 1;
         if fetch.tools.len() > MAX_TOOLS || fetch.pages > MAX_LIST_PAGES {
-            return self.fetch_failed("the server lists more tools or pages than the wrapper accepts");
+            return self
+                .fetch_failed("the server lists more tools or pages than the wrapper accepts");
         }
         match parsed.next_cursor {
             Some(c) => {
@@ -1164,7 +1201,7 @@ impl State {
         for id in waiting {
             match self.from_client.remove(&id) {
                 Some(ClientReq::List { .. }) => {
-                    self.to_client_now(message::error_response(
+                    self.send_client(message::error_response(
                         Some(&id),
                         code::INTERNAL_ERROR,
                         &format!("vouch wrap: {why}"),
@@ -1218,9 +1255,10 @@ impl State {
             }
         }
         if need_fetch {
-            let fetching_new_enough = self.fetch.as_ref().is_some_and(|f| {
-                f.generation >= self.required_generation
-            });
+            let fetching_new_enough = self
+                .fetch
+                .as_ref()
+                .is_some_and(|f| f.generation >= self.required_generation);
             if !fetching_new_enough {
                 self.start_fetch();
             }
@@ -1232,7 +1270,7 @@ impl State {
             // The wrapper serves the whole list as one page: it never hands
             // out a cursor, so any cursor is not one of its own.
             self.remember_answered(id.clone());
-            return self.to_client_now(message::error_response(
+            return self.send_client(message::error_response(
                 Some(id),
                 code::INVALID_PARAMS,
                 "invalid cursor",
@@ -1258,7 +1296,7 @@ impl State {
         result.push('}');
         let bytes = message::result_response(id, &result);
         self.remember_answered(id.clone());
-        self.to_client_now(bytes);
+        self.send_client(bytes);
     }
 
     // ---- tools/call -----------------------------------------------------
@@ -1275,7 +1313,7 @@ impl State {
         let parsed = params.and_then(|p| serde_json::from_str::<CallParams<'_>>(p.get()).ok());
         let Some(parsed) = parsed else {
             self.remember_answered(id.clone());
-            return self.to_client_now(message::error_response(
+            return self.send_client(message::error_response(
                 Some(&id),
                 code::INVALID_PARAMS,
                 "tools/call needs params with a string name",
@@ -1309,14 +1347,26 @@ impl State {
             cancelled: false,
         };
         if !call.args.is_object() {
-            return self.refuse(&id, call, "invalid_arguments", "the arguments are not a JSON object", None);
+            return self.refuse(
+                &id,
+                call,
+                "invalid_arguments",
+                "the arguments are not a JSON object",
+                None,
+            );
         }
         // Numbers the policy would read differently from a JavaScript
         // server (beyond double precision) are refused, not guessed.
         if !raw_args.is_empty()
             && let Err(e) = crate::jcs::check_exact(raw_args.as_bytes(), message::MAX_DEPTH)
         {
-            return self.refuse(&id, call, "inexact_arguments", &format!("the arguments cannot be read exactly: {e}"), None);
+            return self.refuse(
+                &id,
+                call,
+                "inexact_arguments",
+                &format!("the arguments cannot be read exactly: {e}"),
+                None,
+            );
         }
         if let Some(failure) = &self.evidence_failure {
             let why = format!("the evidence log cannot be written ({failure})");
@@ -1346,10 +1396,10 @@ impl State {
             let why = format!("the server did not list a tool named {:?}", call.tool);
             return self.refuse(&id, call, "not_listed", &why, None);
         }
-        let decision = self
-            .opts
-            .policy
-            .decide(&call.tool, &call.args, &mut self.rates, Instant::now());
+        let decision =
+            self.opts
+                .policy
+                .decide(&call.tool, &call.args, &mut self.rates, Instant::now());
         match decision.action {
             Action::Allow => self.forward_call(id, call, &decision.rule, &decision.reason, None),
             Action::Block => self.refuse(&id, call, &decision.rule, &decision.reason, None),
@@ -1410,9 +1460,9 @@ impl State {
             Ok(ticket) => {
                 let text = format!("vouch blocked this call to {}: {rule}: {reason}", call.tool);
                 let bytes = self.tool_error(id, &text);
-                self.to_client_after(ticket, bytes, Some(instead));
+                self.send_client_after(ticket, bytes, Some(instead));
             }
-            Err(_) => self.to_client_now(instead),
+            Err(_) => self.send_client(instead),
         }
     }
 
@@ -1440,7 +1490,14 @@ impl State {
         message::result_response(id, &serde_json::to_string(&result).unwrap_or_default())
     }
 
-    fn forward_call(&mut self, id: Id, mut call: Call, rule: &str, reason: &str, asked: Option<Asked>) {
+    fn forward_call(
+        &mut self,
+        id: Id,
+        mut call: Call,
+        rule: &str,
+        reason: &str,
+        asked: Option<Asked>,
+    ) {
         if let Some(failure) = self.evidence_failure.clone() {
             let why = format!("the evidence log cannot be written ({failure})");
             return self.refuse(&id, call, "evidence_unavailable", &why, asked);
@@ -1452,7 +1509,7 @@ impl State {
             Ok(ticket) => call.ticket = ticket,
             Err(_) => {
                 self.remember_answered(id.clone());
-                return self.to_client_now(message::error_response(
+                return self.send_client(message::error_response(
                     Some(&id),
                     code::INTERNAL_ERROR,
                     "vouch wrap: the evidence log cannot be written; the call was not made",
@@ -1500,7 +1557,7 @@ impl State {
                             // Its decision is not in the log: never forwarded.
                             self.from_client.remove(&id);
                             self.remember_answered(id.clone());
-                            self.to_client_now(message::error_response(
+                            self.send_client(message::error_response(
                                 Some(&id),
                                 code::INTERNAL_ERROR,
                                 "vouch wrap: the evidence log cannot be written; the call was not made",
@@ -1522,9 +1579,9 @@ impl State {
         is_error: bool,
         error_code: Option<i64>,
     ) {
-        let duration_us = call
-            .forwarded_at
-            .map_or(0, |t| u64::try_from(t.elapsed().as_micros()).unwrap_or(u64::MAX));
+        let duration_us = call.forwarded_at.map_or(0, |t| {
+            u64::try_from(t.elapsed().as_micros()).unwrap_or(u64::MAX)
+        });
         let record = OutcomeRecord {
             server: self.opts.server_id.clone(),
             decision_seq: call.decision_seq,
@@ -1565,7 +1622,7 @@ impl State {
                 "requestedSchema": approval_schema(),
             });
             self.own_to_client.insert(own.clone(), id.clone());
-            self.to_client_now(message::request(&own, "elicitation/create", &params));
+            self.send_client(message::request(&own, "elicitation/create", &params));
             call.stage = Stage::Asking {
                 via: "elicitation",
                 deadline: Instant::now() + self.opts.ask_timeout,
@@ -1579,7 +1636,11 @@ impl State {
                 let r = super::redact::redact(&call.args);
                 let mut s = r.value.to_string();
                 if s.len() > 2000 {
-                    s.truncate(s.floor_char_boundary(2000));
+                    let mut cut = 2000;
+                    while !s.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    s.truncate(cut);
                     s.push('…');
                 }
                 crate::stamp::path::display(s.as_bytes())
@@ -1598,7 +1659,9 @@ impl State {
             self.from_client.insert(id, ClientReq::Call(Box::new(call)));
             return;
         }
-        let why = format!("{reason} (the policy asks, but the client cannot be asked and there is no terminal)");
+        let why = format!(
+            "{reason} (the policy asks, but the client cannot be asked and there is no terminal)"
+        );
         self.refuse(
             &id,
             call,
@@ -1632,7 +1695,11 @@ impl State {
         if yes {
             self.forward_call(id.clone(), *call, "ask", "approved by the operator", asked);
         } else {
-            let reason = if timeout { "no answer in time" } else { "the operator said no" };
+            let reason = if timeout {
+                "no answer in time"
+            } else {
+                "the operator said no"
+            };
             self.refuse(id, *call, "ask", reason, asked);
         }
     }
@@ -1663,7 +1730,7 @@ impl State {
             "requestState": state,
         });
         self.remember_answered(id.clone());
-        self.to_client_now(message::result_response(id, &result.to_string()));
+        self.send_client(message::result_response(id, &result.to_string()));
     }
 
     fn seal_state(&self, call: &Call, server_state: Option<&str>) -> String {
@@ -1687,7 +1754,10 @@ impl State {
 
     /// The wrapper's own `requestState` in a call's params, if it is one
     /// (verified: tag, not expired, not used; otherwise `Err`).
-    fn own_request_state(&mut self, params: Option<&RawValue>) -> Option<Result<Value, &'static str>> {
+    fn own_request_state(
+        &mut self,
+        params: Option<&RawValue>,
+    ) -> Option<Result<Value, &'static str>> {
         let p: Value = serde_json::from_str(params?.get()).ok()?;
         let state = p.get("requestState")?.as_str()?;
         let rest = state.strip_prefix("vouch1.")?;
@@ -1713,14 +1783,24 @@ impl State {
         if crate::time::now_unix() > expires {
             return Some(Err("the approval question expired"));
         }
-        let nonce = payload.get("n").and_then(Value::as_str).unwrap_or("").to_owned();
+        let nonce = payload
+            .get("n")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
         if !self.used_nonces.insert(nonce) {
             return Some(Err("the approval was already used"));
         }
         Some(Ok(payload))
     }
 
-    fn retry(&mut self, id: Id, mut call: Call, params: Option<&RawValue>, state: Result<Value, &'static str>) {
+    fn retry(
+        &mut self,
+        id: Id,
+        mut call: Call,
+        params: Option<&RawValue>,
+        state: Result<Value, &'static str>,
+    ) {
         let payload = match state {
             Ok(p) => p,
             Err(why) => return self.refuse(&id, call, "bad_request_state", why, None),
@@ -1728,7 +1808,13 @@ impl State {
         if payload.get("t").and_then(Value::as_str) != Some(call.tool.as_str())
             || payload.get("a").and_then(Value::as_str) != Some(args_digest(&call.args).as_str())
         {
-            return self.refuse(&id, call, "bad_request_state", "the retry is not the call that was approved", None);
+            return self.refuse(
+                &id,
+                call,
+                "bad_request_state",
+                "the retry is not the call that was approved",
+                None,
+            );
         }
         let mut p: serde_json::Map<String, Value> = params
             .and_then(|p| serde_json::from_str(p.get()).ok())
@@ -1775,21 +1861,25 @@ impl State {
             let why = format!("the server did not list a tool named {:?}", call.tool);
             return self.refuse(&id, call, "not_listed", &why, asked);
         }
-        let decision = self
-            .opts
-            .policy
-            .decide(&call.tool, &call.args, &mut self.rates, Instant::now());
+        let decision =
+            self.opts
+                .policy
+                .decide(&call.tool, &call.args, &mut self.rates, Instant::now());
         match decision.action {
             Action::Block => self.refuse(&id, call, &decision.rule, &decision.reason, asked),
             Action::Allow => self.forward_call(id, call, &decision.rule, &decision.reason, asked),
-            Action::Ask if yes => self.forward_call(id, call, &decision.rule, "approved by the user", asked),
-            Action::Ask => self.refuse(&id, call, &decision.rule, "the user did not approve", asked),
+            Action::Ask if yes => {
+                self.forward_call(id, call, &decision.rule, "approved by the user", asked)
+            }
+            Action::Ask => {
+                self.refuse(&id, call, &decision.rule, "the user did not approve", asked)
+            }
         }
     }
 
     // ---- from the server ------------------------------------------------
 
-    fn from_child_line(&mut self, bytes: &[u8]) {
+    fn server_line(&mut self, bytes: &[u8]) {
         let kind = match message::parse(bytes) {
             Ok(k) => k,
             Err(invalid) => {
@@ -1800,7 +1890,11 @@ impl State {
             Kind::Response { id, result, error } => self.child_response(id, bytes, result, error),
             Kind::Request { id, method, .. } => {
                 if self.is_reserved(&id) || self.from_server.contains(&id) {
-                    self.anomaly("server", "reused_id", serde_json::json!({"id": id.to_value()}));
+                    self.anomaly(
+                        "server",
+                        "reused_id",
+                        serde_json::json!({"id": id.to_value()}),
+                    );
                     return self.child_out(message::error_response(
                         Some(&id),
                         code::INVALID_REQUEST,
@@ -1809,7 +1903,11 @@ impl State {
                 }
                 if self.is_modern() {
                     // 2026-07-28 stdio: the server must not send requests.
-                    self.anomaly("server", "request_in_modern_era", serde_json::json!({"method": method}));
+                    self.anomaly(
+                        "server",
+                        "request_in_modern_era",
+                        serde_json::json!({"method": method}),
+                    );
                     return self.child_out(message::error_response(
                         Some(&id),
                         code::INVALID_REQUEST,
@@ -1817,7 +1915,7 @@ impl State {
                     ));
                 }
                 self.from_server.insert(id);
-                self.to_client_now(bytes.to_vec());
+                self.send_client(bytes.to_vec());
             }
             Kind::Notification { method, .. } => {
                 if method == "notifications/tools/list_changed" {
@@ -1826,12 +1924,18 @@ impl State {
                         self.start_fetch();
                     }
                 }
-                self.to_client_now(bytes.to_vec());
+                self.send_client(bytes.to_vec());
             }
         }
     }
 
-    fn child_response(&mut self, id: Id, bytes: &[u8], result: Option<&RawValue>, error: Option<&RawValue>) {
+    fn child_response(
+        &mut self,
+        id: Id,
+        bytes: &[u8],
+        result: Option<&RawValue>,
+        error: Option<&RawValue>,
+    ) {
         if self.fetch.as_ref().is_some_and(|f| f.id == id) {
             return self.list_page(result, error);
         }
@@ -1844,11 +1948,7 @@ impl State {
             } else {
                 "response_to_unknown_id"
             };
-            return self.anomaly(
-                "server",
-                what,
-                serde_json::json!({"id": id.to_value()}),
-            );
+            return self.anomaly("server", what, serde_json::json!({"id": id.to_value()}));
         };
         match req {
             ClientReq::Plain { method } => {
@@ -1872,18 +1972,26 @@ impl State {
                         self.set_era(Era::Modern);
                     }
                 }
-                self.to_client_now(bytes.to_vec());
+                self.send_client(bytes.to_vec());
             }
             ClientReq::List { .. } => {
                 // Never forwarded, so the server cannot be answering it.
                 self.from_client.insert(id.clone(), req);
-                self.anomaly("server", "response_to_unknown_id", serde_json::json!({"id": id.to_value()}));
+                self.anomaly(
+                    "server",
+                    "response_to_unknown_id",
+                    serde_json::json!({"id": id.to_value()}),
+                );
             }
             ClientReq::Call(call) => {
                 if !matches!(call.stage, Stage::Forwarded) {
                     // Held or being asked: never forwarded, so this is forged.
                     self.from_client.insert(id.clone(), ClientReq::Call(call));
-                    return self.anomaly("server", "response_to_unsent_call", serde_json::json!({"id": id.to_value()}));
+                    return self.anomaly(
+                        "server",
+                        "response_to_unsent_call",
+                        serde_json::json!({"id": id.to_value()}),
+                    );
                 }
                 let parsed: Value = result
                     .and_then(|r| serde_json::from_str(r.get()).ok())
@@ -1895,7 +2003,8 @@ impl State {
                     "cancelled"
                 } else if error.is_some() {
                     "error"
-                } else if parsed.get("resultType").and_then(Value::as_str) == Some("input_required") {
+                } else if parsed.get("resultType").and_then(Value::as_str) == Some("input_required")
+                {
                     "input_required"
                 } else {
                     "result"
@@ -1912,7 +2021,7 @@ impl State {
                     code::INTERNAL_ERROR,
                     "vouch wrap: the evidence log cannot be written; the result is withheld",
                 );
-                self.to_client_after(call.ticket, bytes.to_vec(), Some(instead));
+                self.send_client_after(call.ticket, bytes.to_vec(), Some(instead));
             }
         }
     }
@@ -1934,9 +2043,7 @@ impl State {
 fn exit_code(status: Option<ExitStatus>) -> i32 {
     use std::os::unix::process::ExitStatusExt;
     match status {
-        Some(s) => s
-            .code()
-            .unwrap_or_else(|| 128 + s.signal().unwrap_or(0)),
+        Some(s) => s.code().unwrap_or_else(|| 128 + s.signal().unwrap_or(0)),
         None => 2,
     }
 }
@@ -1983,11 +2090,19 @@ fn ask_tty(prompt: &str) -> bool {
     use std::io::{BufRead, Read, Write};
     static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _guard = ONE_AT_A_TIME.lock();
-    let Ok(tty) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty") else {
+    let Ok(tty) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+    else {
         return false;
     };
     let mut out = &tty;
-    if out.write_all(prompt.as_bytes()).and_then(|()| out.flush()).is_err() {
+    if out
+        .write_all(prompt.as_bytes())
+        .and_then(|()| out.flush())
+        .is_err()
+    {
         return false;
     }
     let mut answer = String::new();
