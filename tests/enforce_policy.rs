@@ -604,10 +604,10 @@ fn egress_hosts() {
         );
         assert!(d.reason.contains("no host"), "{u}: {}", d.reason);
     }
-    // Member names are not checked.
+    // Member names are checked too.
     assert_eq!(
         decide(&p, "f", json!({"https://evil.com": 1})).action,
-        Action::Allow
+        Action::Block
     );
 }
 
@@ -1039,4 +1039,47 @@ fn cli_help_has_the_example_and_the_truth_table() {
     assert_eq!(p.summary().rules.len(), 4);
     let out = vouch(&["--help"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("Check and test `vouch wrap` policies"));
+}
+
+#[test]
+fn egress_refuses_urls_a_whatwg_parser_reads_without_slashes() {
+    let policy = vouch::enforce::policy::Policy::parse(
+        "version = 1\ndefault = \"allow\"\n[egress]\nallow = [\"good.com\"]\n",
+        std::path::Path::new("p.toml"),
+    )
+    .unwrap();
+    let mut rates = vouch::enforce::policy::RateState::default();
+    let now = std::time::Instant::now();
+    for url in [
+        "https:evil.com",
+        "https:/evil.com/x",
+        "https:\\\\evil.com",
+        "//evil.com/x",
+        "see HTTPS:evil.com now",
+    ] {
+        let d = policy.decide("fetch", &serde_json::json!({"url": url}), &mut rates, now);
+        assert_eq!(d.action, vouch::enforce::policy::Action::Block, "{url}");
+        assert_eq!(d.rule, "egress", "{url}");
+    }
+    let d = policy.decide(
+        "fetch",
+        &serde_json::json!({"k": {"https://evil.com/x": 1}}),
+        &mut rates,
+        now,
+    );
+    assert_eq!(
+        d.action,
+        vouch::enforce::policy::Action::Block,
+        "a URL as an object key"
+    );
+    for fine in [
+        "https://good.com/x",
+        "ratio 3:1",
+        "time 10:30",
+        "a//b",
+        "http: is a scheme",
+    ] {
+        let d = policy.decide("fetch", &serde_json::json!({"q": fine}), &mut rates, now);
+        assert_eq!(d.action, vouch::enforce::policy::Action::Allow, "{fine}");
+    }
 }

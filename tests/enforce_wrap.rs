@@ -815,6 +815,8 @@ fn ids_batches_and_malformed_messages_from_the_client() {
             .unwrap()
             .contains("not_listed")
     );
+    // A call sent as a notification (no id) is not forwarded ungated.
+    raw.send(br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"write_note","arguments":{"path":"/tmp/x","text":"notif-call-marker"}}}"#);
     // A response to a request the server never sent is dropped.
     raw.send(br#"{"jsonrpc":"2.0","id":"never-sent","result":{}}"#);
     raw.send(br#"{"jsonrpc":"2.0","id":50,"method":"ping"}"#);
@@ -832,6 +834,7 @@ fn ids_batches_and_malformed_messages_from_the_client() {
         "\"id\":31",
         "\"id\":40",
         "\"id\":41",
+        "notif-call-marker",
         "never-sent",
         "\"b\"",
     ] {
@@ -961,4 +964,81 @@ fn two_wrappers_share_one_log() {
     );
     assert_eq!(env.verify("shared.log")["exit"], 0);
     assert_eq!(env.of_kind("shared.log", "tool_call").len(), 40);
+}
+
+#[test]
+fn ask_goes_to_the_client_and_only_a_yes_lets_the_call_through() {
+    if !peers_or_skip("ask_goes_to_the_client_and_only_a_yes_lets_the_call_through") {
+        return;
+    }
+    let env = Env::new();
+    env.policy("version = 1\ndefault = \"allow\"\n[[rule]]\nid = \"ask-notes\"\ntools = [\"write_note\"]\naction = \"ask\"\n");
+    for (elicitation, expect_ok) in [
+        (json!("accept"), true),
+        (json!("decline"), false),
+        (Value::Null, false),
+    ] {
+        let received = env.path(&format!("r-{elicitation}.jsonl"));
+        let note = env.path(&format!("note-{}.txt", rand_suffix()));
+        let script = json!({"elicitation": elicitation, "steps": [
+            {"op": "call", "name": "write_note", "arguments": {"path": note, "text": "asked"}},
+        ]});
+        let log = format!("ask-{}.log", rand_suffix());
+        let wrapped = sdk(
+            "sdk-client.mjs",
+            &env,
+            script,
+            &env.wrap(&log, &[], &hostile("honest", &received)),
+        );
+        let s = steps(&wrapped);
+        assert_eq!(
+            s[0]["result"].get("isError").is_none(),
+            expect_ok,
+            "{elicitation}: {}",
+            s[0]
+        );
+        assert_eq!(note.exists(), expect_ok, "{elicitation}");
+        let d = &env.of_kind(&log, "tool_call")[0];
+        assert_eq!(d["rule"], "ask-notes", "{d}");
+        let via = if elicitation.is_null() {
+            "none"
+        } else {
+            "elicitation"
+        };
+        assert_eq!(d["asked"]["via"], via, "{d}");
+        assert_eq!(d["decision"], if expect_ok { "allow" } else { "block" });
+        if !elicitation.is_null() {
+            assert_eq!(
+                wrapped["elicitations"].as_array().unwrap().len(),
+                1,
+                "{wrapped}"
+            );
+        }
+        assert_eq!(env.verify(&log)["exit"], 0);
+    }
+}
+
+#[test]
+fn near_miss_method_names_and_a_pipelined_first_call() {
+    if !peers_or_skip("near_miss_method_names_and_a_pipelined_first_call") {
+        return;
+    }
+    let env = Env::new();
+    env.policy("version = 1\ndefault = \"allow\"\n[[rule]]\nid = \"no-notes\"\ntools = [\"write_note\"]\naction = \"block\"\n");
+    let received = env.path("r.jsonl");
+    let mut raw = Raw::start(&env.wrap("nm.log", &[], &hostile("honest", &received)));
+    // initialize, initialized and a call, all before any answer.
+    raw.send(br#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#);
+    raw.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    raw.send(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"early"}}}"#);
+    raw.expect(|v| v["id"] == 1 && v["result"]["content"][0]["text"] == "early");
+    for (id, method) in [(2, "Tools/Call"), (3, "tools/call "), (4, "tools//call")] {
+        let m = json!({"jsonrpc":"2.0","id":id,"method":method,"params":{"name":"write_note","arguments":{"path":"/tmp/nm","text":"nearmiss"}}});
+        raw.send(m.to_string().as_bytes());
+        raw.expect(|v| v["id"] == id && v["error"]["code"] == -32601);
+    }
+    drop(raw.stdin);
+    raw.child.wait().unwrap();
+    assert!(!received_lines(&received).join("\n").contains("nearmiss"));
+    assert_eq!(env.verify("nm.log")["exit"], 0);
 }

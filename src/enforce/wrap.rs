@@ -144,6 +144,8 @@ struct Call {
     /// The snapshot generation the call must be checked against.
     needs_generation: u64,
     stage: Stage,
+    /// The rule that asked, while a person is asked.
+    ask_rule: String,
     /// The decision's ticket and seq, once decided.
     ticket: u64,
     decision_seq: u64,
@@ -507,11 +509,24 @@ impl State {
         let open: Vec<Id> = self.from_client.keys().cloned().collect();
         for id in open {
             if let Some(req) = self.from_client.remove(&id) {
-                if let ClientReq::Call(call) = &req
-                    && matches!(call.stage, Stage::Forwarded)
-                    && !call.cancelled
-                {
-                    self.outcome(&id, call, "server_exited", None, false, None);
+                if let ClientReq::Call(call) = &req {
+                    if matches!(call.stage, Stage::Forwarded) {
+                        if !call.cancelled {
+                            self.outcome(&id, call, "server_exited", None, false, None);
+                        }
+                    } else {
+                        // Held or being asked when the session ended: it
+                        // was never sent, and the log says so.
+                        let _ = self.decide_record(
+                            &id,
+                            call,
+                            "cancelled",
+                            "session_ended",
+                            "the session ended before the call was decided",
+                            None,
+                            false,
+                        );
+                    }
                 }
                 if !self.client_closed {
                     self.send_client(message::error_response(
@@ -809,6 +824,25 @@ impl State {
                 if meta.as_ref().and_then(|m| m.get(META_VERSION)).is_some() {
                     self.modern_meta = meta.clone();
                 }
+                let folded: String = method
+                    .chars()
+                    .filter(char::is_ascii_alphanumeric)
+                    .map(|c| c.to_ascii_lowercase())
+                    .collect();
+                if folded == "toolscall" && method != "tools/call" {
+                    // `Tools/Call`, `tools/call ` ...: a lenient server might
+                    // run it, and the gate would not have seen a call.
+                    self.anomaly(
+                        "client",
+                        "near_miss_method",
+                        serde_json::json!({"method": method}),
+                    );
+                    return self.send_client(message::error_response(
+                        Some(&id),
+                        -32601,
+                        "method not found (vouch wrap gates tools/call by its exact name)",
+                    ));
+                }
                 match method.as_ref() {
                     "tools/call" => self.call(id, bytes, params, meta),
                     "tools/list" => self.client_list(id, params),
@@ -825,6 +859,15 @@ impl State {
                         self.forward_request(id, &other, bytes);
                     }
                 }
+            }
+            Kind::Notification { method, .. } if !method.starts_with("notifications/") => {
+                // A "notification" named like a request (`tools/call`
+                // without an id) would run at a lenient server ungated.
+                self.anomaly(
+                    "client",
+                    "notification_not_forwarded",
+                    serde_json::json!({"method": method}),
+                );
             }
             Kind::Notification { method, params } => match method.as_ref() {
                 "notifications/cancelled" => self.client_cancel(bytes, params),
@@ -1341,6 +1384,7 @@ impl State {
                 self.required_generation
             },
             stage: Stage::Held,
+            ask_rule: String::new(),
             ticket: 0,
             decision_seq: 0,
             forwarded_at: None,
@@ -1568,6 +1612,9 @@ impl State {
                 }
             }
         }
+        if let Err(e) = self.evidence.sync() {
+            self.evidence_failed(e);
+        }
     }
 
     fn outcome(
@@ -1601,6 +1648,7 @@ impl State {
     // ---- ask ------------------------------------------------------------
 
     fn ask(&mut self, id: Id, mut call: Call, rule: &str, reason: &str) {
+        call.ask_rule = rule.to_owned();
         let question = format!(
             "vouch: the policy rule {rule} asks before {} on server {} runs. Allow it? ({reason})",
             call.tool, self.opts.server_id
@@ -1691,16 +1739,20 @@ impl State {
             "no"
         };
         let asked = Some(Asked { via, answer });
-        // Re-decide: the rule may have changed nothing, but a limit counts.
+        let rule = if call.ask_rule.is_empty() {
+            "ask".to_owned()
+        } else {
+            call.ask_rule.clone()
+        };
         if yes {
-            self.forward_call(id.clone(), *call, "ask", "approved by the operator", asked);
+            self.forward_call(id.clone(), *call, &rule, "approved by the operator", asked);
         } else {
             let reason = if timeout {
                 "no answer in time"
             } else {
                 "the operator said no"
             };
-            self.refuse(id, *call, "ask", reason, asked);
+            self.refuse(id, *call, &rule, reason, asked);
         }
     }
 
@@ -1917,6 +1969,13 @@ impl State {
                 self.from_server.insert(id);
                 self.send_client(bytes.to_vec());
             }
+            Kind::Notification { method, .. } if !method.starts_with("notifications/") => {
+                self.anomaly(
+                    "server",
+                    "notification_not_forwarded",
+                    serde_json::json!({"method": method}),
+                );
+            }
             Kind::Notification { method, .. } => {
                 if method == "notifications/tools/list_changed" {
                     self.required_generation = self.next_generation;
@@ -1963,6 +2022,11 @@ impl State {
                         .to_owned();
                     self.server_has_tools = r.pointer("/capabilities/tools").is_some();
                     self.set_era(Era::Legacy(version));
+                    if self.handshake_done && self.server_has_tools {
+                        // The client sent `initialized` (and maybe calls)
+                        // before this answer came back: list now.
+                        self.start_fetch();
+                    }
                 } else if method == "server/discover" && error.is_none() {
                     let r: Value = result
                         .and_then(|r| serde_json::from_str(r.get()).ok())

@@ -1,18 +1,20 @@
 //! The egress check: the hosts of URL-shaped strings in a call's arguments
 //! against an allow list.
 //!
-//! What is checked: every string value anywhere in the arguments (object
-//! member names are not), split at whitespace; in each piece, every
+//! What is checked: every string value and object member name anywhere in
+//! the arguments, split at whitespace; in each piece, every
 //! occurrence of `://` with the scheme letters before it starts a URL that
 //! runs to the end of the piece (trailing `)]}>"',.;:!` dropped). Its host
 //! is read twice, by the WHATWG parser (the `url` crate:
 //! `https://evil.com@good.com` goes to `good.com`) and literally (the text
 //! between `://` and the first `/`, `?` or `#`, after the last `@`, without
 //! a port), and both must be allowed. A URL that does not parse, or has no
-//! host (other than `file:`), is blocked.
+//! host (other than `file:`), is blocked. So are the forms a WHATWG parser
+//! (Node's `URL`, `fetch`) resolves to a host without `://`
+//! (`https:evil.com`, `https:/evil.com`, `https:\\evil.com`) and pieces
+//! starting `//host` (protocol-relative): they have no literal host.
 //!
-//! What is not: bare host names and `www.` or `//host` forms without a
-//! scheme, hosts inside encoded payloads (base64, percent-encoded
+//! What is not: bare host names and `www.` forms without a scheme, hosts inside encoded payloads (base64, percent-encoded
 //! arguments), and where a redirect leads.
 
 use serde_json::Value;
@@ -119,8 +121,15 @@ pub(crate) enum Refusal {
 
 /// The first URL in `args` that `allow` does not allow.
 pub(crate) fn check(args: &Value, allow: &[HostPattern]) -> Option<Refusal> {
-    for s in super::pointer::strings(args) {
-        if !s.contains("://") {
+    let mut keys = Vec::new();
+    collect_keys(args, &mut keys, 0);
+    let strings = super::pointer::strings(args);
+    for s in strings
+        .iter()
+        .copied()
+        .chain(keys.iter().map(String::as_str))
+    {
+        if !s.contains(':') && !s.contains("//") {
             continue;
         }
         for piece in s.split_whitespace() {
@@ -129,9 +138,66 @@ pub(crate) fn check(args: &Value, allow: &[HostPattern]) -> Option<Refusal> {
                     return Some(refusal);
                 }
             }
+            // Forms a WHATWG parser (Node's URL, fetch) resolves to a host
+            // without `://`: `https:evil.com`, `https:/evil.com`,
+            // `https:\\evil.com`, and protocol-relative `//evil.com`. They
+            // have no literal host to compare, so they are refused.
+            if loose_url(piece) {
+                return Some(Refusal::Unparsable);
+            }
         }
     }
     None
+}
+
+/// Object keys anywhere in `v` (URLs can hide there too).
+fn collect_keys(v: &Value, out: &mut Vec<String>, depth: u32) {
+    if depth > 128 {
+        return;
+    }
+    match v {
+        Value::Object(m) => {
+            for (k, v) in m {
+                out.push(k.clone());
+                collect_keys(v, out, depth + 1);
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|v| collect_keys(v, out, depth + 1)),
+        _ => {}
+    }
+}
+
+/// True when `piece` holds a special-scheme URL written without `//`
+/// after the colon, or starts like a protocol-relative URL.
+fn loose_url(piece: &str) -> bool {
+    let p = piece.trim_start_matches(['(', '[', '{', '<', '"', '\'', '=']);
+    if p.starts_with("//")
+        && p.as_bytes()
+            .get(2)
+            .is_some_and(|b| b.is_ascii_alphanumeric())
+    {
+        return true;
+    }
+    let lower = p.to_ascii_lowercase();
+    for scheme in ["http:", "https:", "ws:", "wss:", "ftp:"] {
+        let mut from = 0;
+        while let Some(i) = lower[from..].find(scheme) {
+            let at = from + i;
+            let boundary = at == 0 || !is_scheme_byte(lower.as_bytes()[at - 1]);
+            let after = &lower[at + scheme.len()..];
+            if boundary
+                && !after.starts_with("//")
+                && after
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '/' || c == '\\')
+            {
+                return true;
+            }
+            from = at + scheme.len();
+        }
+    }
+    false
 }
 
 fn check_url(text: &str, allow: &[HostPattern]) -> Option<Refusal> {
