@@ -1042,3 +1042,47 @@ fn near_miss_method_names_and_a_pipelined_first_call() {
     assert!(!received_lines(&received).join("\n").contains("nearmiss"));
     assert_eq!(env.verify("nm.log")["exit"], 0);
 }
+
+#[test]
+fn ask_in_2026_07_28_is_an_input_required_result_with_the_wrappers_own_state() {
+    if !peers_or_skip("ask_in_2026_07_28_is_an_input_required_result_with_the_wrappers_own_state") {
+        return;
+    }
+    let env = Env::new();
+    env.policy("version = 1\ndefault = \"allow\"\n[[rule]]\nid = \"ask-mode\"\ntools = [\"set_mode\"]\naction = \"ask\"\n");
+    let server = node_script("sdk-v2-server.mjs", &[]);
+    for (answer, expect_ok) in [("accept", true), ("decline", false)] {
+        let log = format!("mask-{answer}.log");
+        let script = json!({"probe": "inplace", "elicitation": answer, "steps": [
+            {"op": "call", "name": "set_mode", "arguments": {"mode": "fast"}},
+        ]});
+        let wrapped = sdk(
+            "sdk-v2-client.mjs",
+            &env,
+            script,
+            &env.wrap(&log, &[], &server),
+        );
+        assert_eq!(wrapped["era"], "modern", "{wrapped}");
+        let s = steps(&wrapped);
+        assert_eq!(s[0]["ok"], true, "{}", s[0]);
+        if expect_ok {
+            assert_eq!(s[0]["result"]["content"][0]["text"], "ok", "{}", s[0]);
+        } else {
+            assert_eq!(s[0]["result"]["isError"], true, "{}", s[0]);
+        }
+        assert_eq!(
+            wrapped["elicitations"].as_array().unwrap().len(),
+            1,
+            "{wrapped}"
+        );
+        let d = &env.of_kind(&log, "tool_call")[0];
+        assert_eq!(d["asked"]["via"], "input_required", "{d}");
+        assert_eq!(d["rule"], "ask-mode");
+        assert_eq!(d["forwarded"], expect_ok);
+        assert_eq!(
+            env.of_kind(&log, "tool_result").len(),
+            usize::from(expect_ok)
+        );
+        assert_eq!(env.verify(&log)["exit"], 0);
+    }
+}
