@@ -1430,20 +1430,31 @@ impl State {
         self.progress();
     }
 
-    /// Decides a call whose snapshot is there.
-    fn decide(&mut self, id: Id, call: Call) {
+    /// The policy's decision for a call of a listed tool, or why the tool
+    /// is not listed.
+    fn policy_decision(&mut self, call: &Call) -> Result<super::policy::Decision, String> {
         let listed = self
             .snapshot
             .as_ref()
             .is_some_and(|s| s.find(&call.tool).is_some());
         if !listed {
-            let why = format!("the server did not list a tool named {:?}", call.tool);
-            return self.refuse(&id, call, "not_listed", &why, None);
+            return Err(format!(
+                "the server did not list a tool named {:?}",
+                call.tool
+            ));
         }
-        let decision =
-            self.opts
-                .policy
-                .decide(&call.tool, &call.args, &mut self.rates, Instant::now());
+        Ok(self
+            .opts
+            .policy
+            .decide(&call.tool, &call.args, &mut self.rates, Instant::now()))
+    }
+
+    /// Decides a call whose snapshot is there.
+    fn decide(&mut self, id: Id, call: Call) {
+        let decision = match self.policy_decision(&call) {
+            Ok(d) => d,
+            Err(why) => return self.refuse(&id, call, "not_listed", &why, None),
+        };
         match decision.action {
             Action::Allow => self.forward_call(id, call, &decision.rule, &decision.reason, None),
             Action::Block => self.refuse(&id, call, &decision.rule, &decision.reason, None),
@@ -1905,18 +1916,10 @@ impl State {
             answer: if yes { "yes" } else { "no" },
         });
         // The policy still decides: an approval answers only an ask.
-        let listed = self
-            .snapshot
-            .as_ref()
-            .is_some_and(|s| s.find(&call.tool).is_some());
-        if !listed {
-            let why = format!("the server did not list a tool named {:?}", call.tool);
-            return self.refuse(&id, call, "not_listed", &why, asked);
-        }
-        let decision =
-            self.opts
-                .policy
-                .decide(&call.tool, &call.args, &mut self.rates, Instant::now());
+        let decision = match self.policy_decision(&call) {
+            Ok(d) => d,
+            Err(why) => return self.refuse(&id, call, "not_listed", &why, asked),
+        };
         match decision.action {
             Action::Block => self.refuse(&id, call, &decision.rule, &decision.reason, asked),
             Action::Allow => self.forward_call(id, call, &decision.rule, &decision.reason, asked),
