@@ -378,6 +378,28 @@ fn modern_era_v2_client_and_server_through_the_wrapper() {
     assert_eq!(decisions.len(), 3);
     assert!(decisions.iter().all(|d| d["protocol"] == "2026-07-28"));
     assert_eq!(decisions[2]["rule"], "no-mode");
+    // The v2 client's default probe runs on a second connection (a second
+    // wrapper on the same log): this one learns the era from the requests.
+    let script = json!({"steps": [
+        {"op": "call", "name": "echo", "arguments": {"text": "sibling"}},
+        {"op": "call", "name": "set_mode", "arguments": {"mode": "fast"}},
+    ]});
+    let wrapped = sdk(
+        "sdk-v2-client.mjs",
+        &env,
+        script,
+        &env.wrap("m2.log", &[], &server),
+    );
+    assert_eq!(wrapped["era"], "modern", "{wrapped}");
+    let w = steps(&wrapped);
+    assert_eq!(w[0]["result"]["content"][0]["text"], "sibling", "{}", w[0]);
+    assert_eq!(w[1]["result"]["isError"], true, "{}", w[1]);
+    assert_eq!(env.verify("m2.log")["exit"], 0);
+    let decisions = env.of_kind("m2.log", "tool_call");
+    assert!(
+        decisions.iter().all(|d| d["protocol"] == "2026-07-28"),
+        "{decisions:?}"
+    );
 }
 
 #[test]

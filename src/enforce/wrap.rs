@@ -195,6 +195,8 @@ struct Out {
 
 struct State {
     opts: WrapOptions,
+    /// The evidence log (for messages).
+    log: std::path::PathBuf,
     policy_digest: String,
     rates: RateState,
     evidence: Evidence,
@@ -285,6 +287,7 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
         .map_err(|_| spawn_error(&opts, "no randomness for the session id".into()))?;
     let policy_digest = opts.policy.digest().to_owned();
     let mut st = State {
+        log: log.to_path_buf(),
         policy_digest,
         rates: RateState::default(),
         evidence,
@@ -399,7 +402,6 @@ fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
 
 impl State {
     fn main_loop(&mut self, events: &Receiver<Event>, child: &mut Child) -> Option<ExitStatus> {
-        let mut server_closed = false;
         let mut shutdown_at: Option<(Instant, u8)> = None;
         loop {
             let deadline = self.next_deadline(shutdown_at.map(|(t, _)| t));
@@ -429,7 +431,7 @@ impl State {
             }
             self.flush_evidence();
             if stop {
-                server_closed = true;
+                // The server's stdout closed.
                 break;
             }
             self.timeouts();
@@ -450,7 +452,6 @@ impl State {
             }
             self.flush_outbox();
         }
-        let _ = server_closed;
         self.after_loop(events, child)
     }
 
@@ -570,7 +571,7 @@ impl State {
         match result {
             Ok(()) => Ok(code),
             Err(message) => Err(super::EnforceError::Evidence {
-                path: std::path::PathBuf::from("log"),
+                path: self.log.clone(),
                 message,
             }
             .into()),
@@ -821,8 +822,19 @@ impl State {
                         .ok()
                         .and_then(|v| v.get("_meta").cloned())
                 });
-                if meta.as_ref().and_then(|m| m.get(META_VERSION)).is_some() {
+                if let Some(version) = meta
+                    .as_ref()
+                    .and_then(|m| m.get(META_VERSION))
+                    .and_then(Value::as_str)
+                {
+                    // A 2026-07-28 request says its era itself (a client
+                    // that probed on another connection sends no
+                    // `server/discover` here).
+                    let modern = version >= MODERN;
                     self.modern_meta = meta.clone();
+                    if modern && self.era == Era::Unknown {
+                        self.set_era(Era::Modern);
+                    }
                 }
                 let folded: String = method
                     .chars()
