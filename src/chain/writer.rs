@@ -731,11 +731,6 @@ impl SessionWriter {
         &self.path
     }
 
-    /// Syncs the file last written (`None` when there is none).
-    pub fn sync_file(&self) -> Option<std::io::Result<()>> {
-        self.held.as_ref().map(|l| l.file.sync_data())
-    }
-
     /// A handle on the file last written, for syncing it.
     pub fn sync_handle(&self) -> Option<File> {
         self.held.as_ref().and_then(|l| l.file.try_clone().ok())

@@ -129,10 +129,6 @@ pub struct Cadence {
     pub checkpoint_interval: Duration,
 }
 
-/// Whether the wrapper's loop syncs after each turn itself (true; measured
-/// slower on a disk, bench/wrap.sh) or the sync thread does (false).
-const INLINE_SYNC: bool = false;
-
 /// What the sync thread and the wrapper share: the highest durable
 /// ticket, and the ticket the wrapper waits for (0: none). The sync thread
 /// reports only when the wrapper waits, so a call whose decision is synced
@@ -151,8 +147,6 @@ pub struct Evidence {
     jobs: Sender<Job>,
     next_ticket: u64,
     queued: Vec<(u64, &'static str, serde_json::Value)>,
-    /// Written by the last flush, not yet synced (inline sync).
-    unsynced: Option<u64>,
     last_checkpoint: Instant,
     failed: Option<String>,
 }
@@ -177,7 +171,6 @@ impl Evidence {
             jobs,
             next_ticket: 1,
             queued: Vec::new(),
-            unsynced: None,
             last_checkpoint: Instant::now(),
             failed: None,
         }
@@ -224,9 +217,7 @@ impl Evidence {
                     self.last_checkpoint = Instant::now();
                 }
                 let through = tickets.last().copied().unwrap_or(0);
-                if INLINE_SYNC {
-                    self.unsynced = Some(through);
-                } else if let Some(file) = self.writer.sync_handle() {
+                if let Some(file) = self.writer.sync_handle() {
                     let _ = self.jobs.send(Job::Sync(through, file));
                 }
                 Ok(tickets
@@ -236,30 +227,6 @@ impl Evidence {
             }
             Err(e) => {
                 let message = e.to_string();
-                self.failed = Some(message.clone());
-                Err(message)
-            }
-        }
-    }
-
-    /// Syncs what [`Evidence::flush`] wrote, on the caller's thread (after
-    /// the caller has sent the calls on: the sync overlaps the server's
-    /// work).
-    pub fn sync(&mut self) -> Result<(), String> {
-        let Some(through) = self.unsynced.take() else {
-            return Ok(());
-        };
-        let r = match self.writer.sync_file() {
-            Some(Ok(())) => Ok(()),
-            Some(Err(e)) => Err(format!("fsync failed: {e}")),
-            None => Err("the log is not open".to_owned()),
-        };
-        match r {
-            Ok(()) => {
-                self.progress.durable.store(through, Ordering::SeqCst);
-                Ok(())
-            }
-            Err(message) => {
                 self.failed = Some(message.clone());
                 Err(message)
             }
@@ -282,9 +249,7 @@ impl Evidence {
                 self.last_checkpoint = Instant::now();
                 let ticket = self.next_ticket;
                 self.next_ticket += 1;
-                if INLINE_SYNC {
-                    self.unsynced = Some(ticket);
-                } else if let Some(file) = self.writer.sync_handle() {
+                if let Some(file) = self.writer.sync_handle() {
                     let _ = self.jobs.send(Job::Sync(ticket, file));
                 }
                 Ok(())
@@ -302,7 +267,6 @@ impl Evidence {
     pub fn finish(&mut self) -> Result<(), String> {
         self.flush()?;
         self.checkpoint()?;
-        self.sync()?;
         let (tx, rx) = channel();
         if self.jobs.send(Job::Finish(tx)).is_err() {
             return Err("the evidence sync thread has stopped".into());

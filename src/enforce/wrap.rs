@@ -1635,9 +1635,6 @@ impl State {
                 }
             }
         }
-        if let Err(e) = self.evidence.sync() {
-            self.evidence_failed(e);
-        }
     }
 
     fn outcome(
