@@ -20,5 +20,6 @@ pub mod receipt;
 pub mod stamp;
 pub mod time;
 pub mod tsa;
+pub mod vet;
 
 pub use error::{Error, Result};

@@ -1,0 +1,1 @@
+//! The static scan of tool definitions (placeholder; see the API contract).
