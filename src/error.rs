@@ -223,6 +223,9 @@ pub enum Error {
     /// The MCP wrapper or a policy could not be used.
     #[error(transparent)]
     Enforce(#[from] crate::enforce::EnforceError),
+    /// Vetting state (pins, verdicts) could not be read or changed.
+    #[error(transparent)]
+    Vet(#[from] crate::vet::VetError),
     /// Talking to a remote service (e.g. a TSA) failed.
     #[error("{url}: {message}")]
     Network { url: String, message: String },
@@ -239,6 +242,7 @@ impl Error {
             | Error::Tsa(_)
             | Error::Drift(_)
             | Error::NotATornRecord { .. } => true,
+            Error::Vet(e) => e.is_rejection(),
             Error::Io { .. }
             | Error::NotARegularFile { .. }
             | Error::TooLarge { .. }
@@ -316,6 +320,7 @@ impl Error {
             Error::Drift(e) => e.code(),
             Error::DriftTarget { problem, .. } => problem.code(),
             Error::Enforce(e) => e.code(),
+            Error::Vet(e) => e.code(),
             Error::Network { .. } => "network",
         }
     }

@@ -45,6 +45,7 @@ pub const RESERVED_KINDS: &[&str] = &[
     "drift_check",
     "tool_call",
     "tool_vet",
+    "tool_pin",
     "tool_result",
     "mcp_session",
 ];

@@ -306,6 +306,16 @@ impl std::fmt::Debug for SignerKey {
     }
 }
 
+impl Clone for SignerKey {
+    fn clone(&self) -> Self {
+        SignerKey {
+            name: self.name.clone(),
+            key_id: self.key_id,
+            key: self.key.clone(),
+        }
+    }
+}
+
 impl SignerKey {
     /// Generates a new key named `name` from a seed drawn from the operating
     /// system's random number generator.

@@ -1,0 +1,324 @@
+//! The verdict on one listing: which tools (and whether the instructions)
+//! reach the client, from the scan and the server's pins (docs/FORMAT.md
+//! §19.2). Pure: the wrapper and `vouch scan` call it, nothing here reads
+//! or writes.
+//!
+//! Per tool, in this order:
+//! 1. the server as a whole: the launch command differs from the pinned
+//!    one (`identity_changed`), or the server is revoked (`revoked`);
+//! 2. equal to its pin: allowed (`pinned`), unless the pin came from
+//!    first use and the scan now blocks it (`scan_blocked`; an operator's
+//!    approval of exactly this definition overrides the scan, and the
+//!    verdict says so);
+//! 3. revoked by name: `revoked`;
+//! 4. a different definition under a pinned name: `changed`;
+//! 5. unpinned with the semantic hash of a pinned tool that is gone:
+//!    `renamed`;
+//! 6. unpinned: on first contact, without `--require-approval`, allowed
+//!    and pinned (`tofu`) unless the scan blocks it; with it,
+//!    `pending_approval`; otherwise `new`.
+//!
+//! Then, with `on_change = "block_server"`, any withheld tool withholds
+//! every tool (`server_blocked`). The instructions follow the same steps
+//! (no rename), and a withheld text is removed from what the client sees.
+
+use super::pins::PinState;
+use super::record::{
+    Launch, OnChange, PinVia, Reason, RecordedFinding, RulesetRef, Status, TextVerdict,
+    ToolVerdict, VerdictBody, digest_of, text_digest,
+};
+use super::scan::{Finding, Ruleset, Severity, blocks};
+use crate::drift::defdiff::{ItemKind, semantic_hash};
+use serde_json::Value;
+
+/// How vetting judges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VetOptions {
+    pub block_at: Severity,
+    pub on_change: OnChange,
+    pub require_approval: bool,
+}
+
+impl Default for VetOptions {
+    fn default() -> Self {
+        VetOptions {
+            block_at: Severity::High,
+            on_change: OnChange::Withhold,
+            require_approval: false,
+        }
+    }
+}
+
+/// The weight of a finding in a verdict's score.
+fn weight(f: &Finding) -> u32 {
+    if f.advisory {
+        return 0;
+    }
+    match f.severity {
+        Severity::Low => 1,
+        Severity::Medium => 3,
+        Severity::High => 10,
+        Severity::Critical => 25,
+    }
+}
+
+fn recorded(f: &[Finding]) -> Vec<RecordedFinding> {
+    f.iter().map(RecordedFinding::from).collect()
+}
+
+/// `sha256:` over the names and definition digests of a listing.
+pub fn listing_digest(tools: &[(String, Value)]) -> String {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    for (name, def) in tools {
+        h.update((name.len() as u64).to_be_bytes());
+        h.update(name.as_bytes());
+        h.update(crate::drift::defdiff::full_hash(def));
+    }
+    format!("sha256:{}", crate::hex::encode(&h.finalize()))
+}
+
+/// Whole-server reasons, before any tool is looked at.
+fn server_reason(pins: &PinState, launch: &Launch) -> Option<Reason> {
+    if pins.launch().is_some_and(|l| l.digest != launch.digest) {
+        return Some(Reason::IdentityChanged);
+    }
+    if pins.server_revoked() {
+        return Some(Reason::Revoked);
+    }
+    None
+}
+
+/// The instructions' verdict (decided when `initialize` or
+/// `server/discover` answers, before the client sees them).
+pub fn judge_instructions(
+    ruleset: &Ruleset,
+    opts: &VetOptions,
+    pins: &PinState,
+    launch: &Launch,
+    text: &str,
+) -> TextVerdict {
+    let findings = ruleset.scan_text(text);
+    let digest = text_digest(text);
+    let scan_blocked = blocks(&findings, opts.block_at);
+    let pinned = pins.instructions();
+    let reason = if let Some(r) = server_reason(pins, launch) {
+        r
+    } else if let Some(p) = pinned.filter(|p| p.digest == digest) {
+        if scan_blocked && p.via == PinVia::Tofu {
+            Reason::ScanBlocked
+        } else {
+            Reason::Pinned
+        }
+    } else if pinned.is_some() {
+        Reason::Changed
+    } else if scan_blocked {
+        Reason::ScanBlocked
+    } else if pins.first_contact() {
+        if opts.require_approval {
+            Reason::PendingApproval
+        } else {
+            Reason::Tofu
+        }
+    } else {
+        Reason::New
+    };
+    let status = if reason.allows() {
+        Status::Allowed
+    } else {
+        Status::Withheld
+    };
+    TextVerdict {
+        digest,
+        status,
+        reason,
+        findings: recorded(&findings),
+        text: (reason != Reason::Pinned).then(|| text.to_owned()),
+    }
+}
+
+/// The verdict on a listing. `tools` are (name, definition) in the
+/// server's order; `instructions` the verdict already given on the text.
+pub fn judge(
+    ruleset: &Ruleset,
+    opts: &VetOptions,
+    pins: &PinState,
+    server: &str,
+    launch: &Launch,
+    tools: &[(String, Value)],
+    instructions: Option<TextVerdict>,
+) -> VerdictBody {
+    let server_wide = server_reason(pins, launch);
+    let pinned = pins.tools();
+    let first = pins.first_contact();
+    let mut score: u32 = 0;
+    let mut out = Vec::with_capacity(tools.len());
+    // Pinned tools that are not listed under their name: rename sources.
+    let gone: Vec<(&String, [u8; 32])> = pinned
+        .map(|p| {
+            p.iter()
+                .filter(|(n, _)| !tools.iter().any(|(t, _)| t == *n))
+                .map(|(n, t)| (n, semantic_hash(ItemKind::Tool, &t.definition)))
+                .collect()
+        })
+        .unwrap_or_default();
+    for (name, def) in tools {
+        let findings = ruleset.scan_tool(def);
+        score = score.saturating_add(findings.iter().map(weight).sum());
+        let digest = digest_of(def);
+        let scan_blocked = blocks(&findings, opts.block_at);
+        let pin = pinned.and_then(|p| p.get(name));
+        let mut from = None;
+        let mut overridden = false;
+        let reason = if let Some(r) = server_wide {
+            r
+        } else if let Some(p) = pin.filter(|p| p.digest == digest) {
+            if !scan_blocked {
+                Reason::Pinned
+            } else if p.via == PinVia::Approved {
+                overridden = true;
+                Reason::Pinned
+            } else {
+                Reason::ScanBlocked
+            }
+        } else if pins.is_revoked(name) {
+            Reason::Revoked
+        } else if pin.is_some() {
+            Reason::Changed
+        } else if let Some((old, _)) = gone
+            .iter()
+            .find(|(_, h)| *h == semantic_hash(ItemKind::Tool, def))
+        {
+            from = Some((*old).clone());
+            Reason::Renamed
+        } else if scan_blocked {
+            Reason::ScanBlocked
+        } else if first {
+            if opts.require_approval {
+                Reason::PendingApproval
+            } else {
+                Reason::Tofu
+            }
+        } else {
+            Reason::New
+        };
+        out.push(ToolVerdict {
+            name: name.clone(),
+            status: if reason.allows() {
+                Status::Allowed
+            } else {
+                Status::Withheld
+            },
+            pinned: pin.filter(|p| p.digest != digest).map(|p| p.digest.clone()),
+            definition: (reason != Reason::Pinned).then(|| def.clone()),
+            digest,
+            reason,
+            from,
+            overridden,
+            findings: recorded(&findings),
+        });
+    }
+    if let Some(i) = &instructions {
+        score = score.saturating_add(
+            i.findings
+                .iter()
+                .filter(|f| !f.advisory)
+                .map(|f| match f.severity {
+                    Severity::Low => 1,
+                    Severity::Medium => 3,
+                    Severity::High => 10,
+                    Severity::Critical => 25,
+                })
+                .sum(),
+        );
+    }
+    let mut server_blocked = server_wide;
+    if server_blocked.is_none()
+        && opts.on_change == OnChange::BlockServer
+        && out.iter().any(|t| t.status == Status::Withheld)
+    {
+        server_blocked = Some(Reason::ServerBlocked);
+        for t in &mut out {
+            if t.status == Status::Allowed {
+                t.status = Status::Withheld;
+                t.reason = Reason::ServerBlocked;
+            }
+        }
+    }
+    let allowed = out.iter().filter(|t| t.status == Status::Allowed).count() as u64;
+    let tofu = server_blocked.is_none()
+        && (out.iter().any(|t| t.reason == Reason::Tofu)
+            || instructions
+                .as_ref()
+                .is_some_and(|i| i.reason == Reason::Tofu));
+    VerdictBody {
+        server: server.to_owned(),
+        launch: launch.clone(),
+        ruleset: RulesetRef {
+            version: ruleset.version().to_owned(),
+            digest: ruleset.digest().to_owned(),
+        },
+        block_at: opts.block_at,
+        on_change: opts.on_change,
+        require_approval: opts.require_approval,
+        listing: listing_digest(tools),
+        pin: pins.head_digest().to_owned(),
+        score: score.min(100),
+        instructions,
+        withheld: out.len() as u64 - allowed,
+        allowed,
+        tools: out,
+        server_blocked,
+        tofu,
+    }
+}
+
+/// The pin body first use writes after `verdict` (its `tofu` set): every
+/// tool and text it allowed, pinned as listed.
+pub fn tofu_pin(verdict: &VerdictBody, tools: &[(String, Value)]) -> super::record::PinBody {
+    use super::record::{PinBody, PinEvent, PinnedText, PinnedTool};
+    let mut pinned = std::collections::BTreeMap::new();
+    for t in &verdict.tools {
+        if t.reason != Reason::Tofu {
+            continue;
+        }
+        if let Some((_, def)) = tools.iter().find(|(n, _)| *n == t.name) {
+            pinned.insert(
+                t.name.clone(),
+                PinnedTool {
+                    digest: t.digest.clone(),
+                    definition: def.clone(),
+                    via: PinVia::Tofu,
+                },
+            );
+        }
+    }
+    let instructions = verdict.instructions.as_ref().and_then(|i| {
+        (i.reason == Reason::Tofu).then(|| PinnedText {
+            digest: i.digest.clone(),
+            text: i.text.clone().unwrap_or_default(),
+            via: PinVia::Tofu,
+        })
+    });
+    PinBody {
+        server: verdict.server.clone(),
+        event: PinEvent::Tofu,
+        prev: verdict.pin.clone(),
+        launch: verdict.launch.clone(),
+        tools: pinned,
+        instructions,
+        revoked: Vec::new(),
+        server_revoked: false,
+        reviewed: None,
+        reason: None,
+        ruleset: verdict.ruleset.clone(),
+    }
+}
+
+/// The `score`'s weight table, for docs and reports.
+pub const WEIGHTS: [(Severity, u32); 4] = [
+    (Severity::Low, 1),
+    (Severity::Medium, 3),
+    (Severity::High, 10),
+    (Severity::Critical, 25),
+];

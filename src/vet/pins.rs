@@ -1,0 +1,249 @@
+//! A server's pins, read back from a verified chain log.
+//!
+//! The log is read with the verifier's own reader ([`read_log`]); a log
+//! that does not verify yields no pins at all (an error). Of the
+//! `tool_pin` records naming the server, a record counts only if
+//! 1. its signature is a statement by a trusted key
+//!    ([`super::record::open_signed`], the trust path), and
+//! 2. its `prev` names the record that is the server's current head (the
+//!    first one names `none`).
+//!
+//! Anything else (unsigned, signed by another key, ill-formed, stale or
+//! replayed) is listed in [`PinState::ignored`] and changes nothing. An
+//! ignored record can only ever have granted trust or taken it away:
+//! ignoring a forged grant loses nothing, and a genuine revocation cannot
+//! be stale because `vouch pins revoke` confirms it became the head.
+//! Because records are checked one by one, pins do not depend on the
+//! record being covered by a checkpoint yet (a wrapper killed before its
+//! checkpoint keeps its first-use pins).
+
+use super::record::{
+    KIND_PIN, KIND_VERDICT, Launch, NO_PIN, PIN_PAYLOAD_TYPE, PinBody, PinEvent, PinnedText,
+    PinnedTool, SignedProblem, VERDICT_PAYLOAD_TYPE, VerdictBody, open_signed,
+};
+use crate::chain::read::read_log;
+use crate::chain::{TrustedKeys, VerifyOptions};
+use crate::{Error, Result};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The record a server's pins now come from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Head {
+    pub seq: u64,
+    pub ts: String,
+    /// `sha256:` of its body: what the next record's `prev` must name.
+    pub digest: String,
+    pub body: PinBody,
+}
+
+/// A pin record that does not count, and why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Ignored {
+    pub seq: u64,
+    /// `tool_pin` or `tool_vet`.
+    pub kind: &'static str,
+    /// `untrusted_signature`, `malformed` or `stale`.
+    pub why: &'static str,
+    pub detail: String,
+}
+
+impl Ignored {
+    fn of(seq: u64, kind: &'static str, e: SignedProblem) -> Ignored {
+        match e {
+            SignedProblem::Malformed(m) => Ignored {
+                seq,
+                kind,
+                why: "malformed",
+                detail: m,
+            },
+            SignedProblem::Signature(e) => Ignored {
+                seq,
+                kind,
+                why: "untrusted_signature",
+                detail: e.to_string(),
+            },
+        }
+    }
+}
+
+/// A verdict recorded after the head: what an operator reviews.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pending {
+    pub seq: u64,
+    pub ts: String,
+    /// `sha256:` of the verdict's body.
+    pub digest: String,
+    pub body: VerdictBody,
+}
+
+/// One server's pins.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PinState {
+    pub server: String,
+    pub head: Option<Head>,
+    /// Every pin record of the server that counts, oldest first (seq,
+    /// event, digest).
+    pub history: Vec<(u64, PinEvent, String)>,
+    pub ignored: Vec<Ignored>,
+    /// The last verdict after the head.
+    pub pending: Option<Pending>,
+    /// The last verdict at all.
+    pub last_verdict: Option<Pending>,
+    /// Records in the log when read.
+    pub records: u64,
+}
+
+impl PinState {
+    /// An empty state (a log that does not exist yet).
+    pub fn empty(server: &str) -> PinState {
+        PinState {
+            server: server.to_owned(),
+            ..PinState::default()
+        }
+    }
+
+    /// True when the server has never been pinned and no pin record of it
+    /// exists at all (not even ignored ones): the only state in which
+    /// first use may pin.
+    pub fn first_contact(&self) -> bool {
+        self.head.is_none() && !self.ignored.iter().any(|i| i.kind == KIND_PIN)
+    }
+
+    pub fn head_digest(&self) -> &str {
+        self.head.as_ref().map_or(NO_PIN, |h| h.digest.as_str())
+    }
+
+    pub fn launch(&self) -> Option<&Launch> {
+        self.head.as_ref().map(|h| &h.body.launch)
+    }
+
+    pub fn tools(&self) -> Option<&BTreeMap<String, PinnedTool>> {
+        self.head.as_ref().map(|h| &h.body.tools)
+    }
+
+    pub fn instructions(&self) -> Option<&PinnedText> {
+        self.head.as_ref().and_then(|h| h.body.instructions.as_ref())
+    }
+
+    pub fn is_revoked(&self, tool: &str) -> bool {
+        self.head
+            .as_ref()
+            .is_some_and(|h| h.body.server_revoked || h.body.revoked.iter().any(|t| t == tool))
+    }
+
+    pub fn server_revoked(&self) -> bool {
+        self.head.as_ref().is_some_and(|h| h.body.server_revoked)
+    }
+
+    /// Applies one pin record in log order (the rules of the module docs).
+    pub fn apply(&mut self, seq: u64, ts: &str, opened: Result<(PinBody, String), SignedProblem>) {
+        match opened {
+            Err(e) => self.ignored.push(Ignored::of(seq, KIND_PIN, e)),
+            Ok((body, digest)) => {
+                if body.prev != self.head_digest() {
+                    self.ignored.push(Ignored {
+                        seq,
+                        kind: KIND_PIN,
+                        why: "stale",
+                        detail: format!(
+                            "names {} as the pin state it replaces; the current one is {}",
+                            body.prev,
+                            self.head_digest()
+                        ),
+                    });
+                    return;
+                }
+                self.history.push((seq, body.event, digest.clone()));
+                self.head = Some(Head {
+                    seq,
+                    ts: ts.to_owned(),
+                    digest,
+                    body,
+                });
+                self.pending = None;
+            }
+        }
+    }
+
+    fn verdict(&mut self, seq: u64, ts: &str, body: VerdictBody, digest: String) {
+        let p = Pending {
+            seq,
+            ts: ts.to_owned(),
+            digest,
+            body,
+        };
+        self.pending = Some(p.clone());
+        self.last_verdict = Some(p);
+    }
+}
+
+fn ts_of(line: &[u8]) -> String {
+    serde_json::from_slice::<serde_json::Value>(line)
+        .ok()
+        .and_then(|v| v.get("ts")?.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// Reads and verifies `log` with `keys` and returns the pins of `server`.
+/// A log that does not exist has none; a log that does not verify is an
+/// error ([`super::VetError::Chain`]).
+pub fn load(log: &Path, keys: &TrustedKeys, server: &str) -> Result<PinState> {
+    if keys.is_empty() {
+        return Err(Error::MissingOption {
+            option: "--key KEY or --pub KEY.pub",
+            needed_for: "reading pins",
+        });
+    }
+    match std::fs::symlink_metadata(log) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(PinState::empty(server)),
+        _ => {}
+    }
+    let opts = VerifyOptions {
+        trusted: keys.clone(),
+        ..VerifyOptions::default()
+    };
+    let mut state = PinState::empty(server);
+    #[derive(serde::Deserialize)]
+    struct ServerOf<'a> {
+        #[serde(borrow)]
+        server: Option<std::borrow::Cow<'a, str>>,
+    }
+    let report = read_log(log, &opts, &mut |r| {
+        let kind = match r.kind {
+            k if k == KIND_PIN.as_bytes() => KIND_PIN,
+            k if k == KIND_VERDICT.as_bytes() => KIND_VERDICT,
+            _ => return,
+        };
+        let named = serde_json::from_slice::<ServerOf<'_>>(r.body)
+            .ok()
+            .and_then(|s| s.server)
+            .is_some_and(|s| s == server);
+        if !named {
+            return;
+        }
+        let ts = ts_of(r.line);
+        if kind == KIND_PIN {
+            state.apply(r.seq, &ts, open_signed(PIN_PAYLOAD_TYPE, r.body, keys));
+        } else {
+            match open_signed::<VerdictBody>(VERDICT_PAYLOAD_TYPE, r.body, keys) {
+                Ok((b, d)) => state.verdict(r.seq, &ts, b, d),
+                Err(e) => state.ignored.push(Ignored::of(r.seq, KIND_VERDICT, e)),
+            }
+        }
+    })?;
+    if let Some(f) = &report.failure {
+        return Err(Error::Vet(super::VetError::Chain {
+            seq: f.seq,
+            error: f.error.clone(),
+        }));
+    }
+    if report.status == crate::chain::LogStatus::Error {
+        return Err(Error::io(
+            log,
+            std::io::Error::other(report.error.clone().unwrap_or_default()),
+        ));
+    }
+    state.records = report.records;
+    Ok(state)
+}
