@@ -36,6 +36,13 @@ use super::message::{self, Id, Invalid, Kind, code};
 use super::policy::{Action, Policy, RateState};
 use crate::chain::writer::SessionWriter;
 use crate::note::SignerKey;
+use crate::vet::gate::{self, VetOptions};
+use crate::vet::pins::PinState;
+use crate::vet::record::{
+    KIND_PIN, KIND_VERDICT, Launch, PIN_PAYLOAD_TYPE, Reason, Status, TextVerdict,
+    VERDICT_PAYLOAD_TYPE, VerdictBody, digest_of, sign_body,
+};
+use crate::vet::scan::Ruleset;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -81,6 +88,9 @@ pub struct WrapOptions {
     /// How long the server may take to exit after its stdin is closed, and
     /// again after SIGTERM.
     pub shutdown_grace: Duration,
+    /// No first-use pinning: every tool waits for `vouch pins approve`
+    /// (also `[vet] require_approval` in the policy).
+    pub require_approval: bool,
 }
 
 enum Event {
@@ -111,7 +121,15 @@ struct Tool {
 struct Snapshot {
     /// Which fetch made it.
     generation: u64,
+    /// The tools the vetting allowed, in the server's order.
     tools: Vec<(String, Tool)>,
+    /// Every tool listed (name, digest), for the next listing's diff.
+    listed: Vec<(String, [u8; 32])>,
+    /// Tools listed but withheld, and why.
+    withheld: HashMap<String, Reason>,
+    /// The evidence ticket the client's answer waits for (the verdict, or
+    /// the first-use pin after it).
+    ticket: u64,
     /// Members of the first page's result other than `tools`/`nextCursor`.
     extra: Vec<(String, Box<RawValue>)>,
 }
@@ -240,12 +258,39 @@ struct State {
     anomalies: u64,
     calls: u64,
     client_closed: bool,
+    vet: Vet,
+}
+
+/// The vetting side of a session (`crate::vet`).
+struct Vet {
+    opts: VetOptions,
+    ruleset: &'static Ruleset,
+    pins: PinState,
+    launch: Launch,
+    /// Signs verdict and pin records (the log's key).
+    key: SignerKey,
+    /// The server's instructions and their verdict, once seen.
+    instructions: Option<(String, TextVerdict)>,
 }
 
 /// Runs the wrapper until the client closes its side and the server has
 /// exited (or the server exits). Returns the exit code to use: the
 /// server's.
 pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::Result<i32> {
+    // Pins first: a log that does not verify starts nothing.
+    let keys =
+        crate::chain::TrustedKeys::new([key.verifier()]).map_err(crate::Error::ConflictingKeys)?;
+    let pins = crate::vet::pins::load(log, &keys, &opts.server_id)?;
+    let mut vet_opts = opts.policy.vet();
+    vet_opts.require_approval |= opts.require_approval;
+    let vet = Vet {
+        opts: vet_opts,
+        ruleset: Ruleset::builtin(),
+        pins,
+        launch: Launch::of(&opts.program, &opts.args),
+        key: key.clone(),
+        instructions: None,
+    };
     let writer = SessionWriter::open(log, key)?;
     let mut child = spawn(&opts)?;
     let (events_tx, events) = channel::<Event>();
@@ -322,6 +367,7 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
         anomalies: 0,
         calls: 0,
         client_closed: false,
+        vet,
         opts,
     };
     st.session("start", {
@@ -1186,28 +1232,36 @@ impl State {
     }
 
     fn fetch_done(&mut self, fetch: Fetch) {
-        let snapshot = Snapshot {
+        let mut snapshot = Snapshot {
             generation: fetch.generation,
+            listed: fetch
+                .tools
+                .iter()
+                .map(|(n, t)| (n.clone(), t.digest))
+                .collect(),
             tools: fetch.tools,
+            withheld: HashMap::new(),
+            ticket: 0,
             extra: fetch.extra.unwrap_or_default(),
         };
         let (mut added, mut removed, mut changed) = (Vec::new(), Vec::new(), Vec::new());
         if let Some(old) = &self.snapshot {
-            for (name, tool) in &snapshot.tools {
-                match old.find(name) {
+            let find = |name: &str| old.listed.iter().find(|(n, _)| n == name).map(|(_, d)| d);
+            for (name, digest) in &snapshot.listed {
+                match find(name) {
                     None => added.push(Value::String(name.clone())),
-                    Some(t) if t.digest != tool.digest => changed.push(Value::String(name.clone())),
+                    Some(d) if d != digest => changed.push(Value::String(name.clone())),
                     Some(_) => {}
                 }
             }
-            for (name, _) in &old.tools {
-                if snapshot.find(name).is_none() {
+            for (name, _) in &old.listed {
+                if !snapshot.listed.iter().any(|(n, _)| n == name) {
                     removed.push(Value::String(name.clone()));
                 }
             }
         } else {
             added = snapshot
-                .tools
+                .listed
                 .iter()
                 .map(|(n, _)| Value::String(n.clone()))
                 .collect();
@@ -1215,27 +1269,165 @@ impl State {
         let digest = {
             use sha2::Digest;
             let mut h = sha2::Sha256::new();
-            for (name, tool) in &snapshot.tools {
+            for (name, digest) in &snapshot.listed {
                 h.update(name.as_bytes());
                 h.update([0]);
-                h.update(tool.digest);
+                h.update(digest);
             }
             crate::hex::encode(&h.finalize())
         };
         if !(added.is_empty() && removed.is_empty() && changed.is_empty()) {
             let mut d = serde_json::Map::new();
-            d.insert("tools".into(), Value::from(snapshot.tools.len()));
+            d.insert("tools".into(), Value::from(snapshot.listed.len()));
             d.insert("digest".into(), Value::String(format!("sha256:{digest}")));
             d.insert("added".into(), Value::Array(added));
             d.insert("removed".into(), Value::Array(removed));
             d.insert("changed".into(), Value::Array(changed));
             self.session("tools", d);
         }
+        let listing: Vec<(String, Value)> = snapshot
+            .tools
+            .iter()
+            .map(|(n, t)| {
+                (
+                    n.clone(),
+                    serde_json::from_str(t.raw.get()).unwrap_or(Value::Null),
+                )
+            })
+            .collect();
+        let verdict = self.vet_listing(&listing);
+        snapshot.ticket = verdict.0;
+        for t in &verdict.1.tools {
+            if t.status == Status::Withheld {
+                snapshot.withheld.insert(t.name.clone(), t.reason);
+            }
+        }
+        snapshot
+            .tools
+            .retain(|(n, _)| !snapshot.withheld.contains_key(n));
         self.snapshot = Some(snapshot);
         if std::mem::take(&mut self.fetch_again) {
             self.start_fetch();
         }
         self.progress();
+    }
+
+    /// Judges a listing (`crate::vet::gate`), records the verdict and, on
+    /// first use, the pins; returns the last ticket and the verdict.
+    fn vet_listing(&mut self, listing: &[(String, Value)]) -> (u64, VerdictBody) {
+        let instructions = self.vet.instructions.as_ref().map(|(_, v)| v.clone());
+        let mut verdict = gate::judge(
+            self.vet.ruleset,
+            &self.vet.opts,
+            &self.vet.pins,
+            &self.opts.server_id,
+            &self.vet.launch,
+            listing,
+            instructions,
+        );
+        let mut signed = sign_body(VERDICT_PAYLOAD_TYPE, &verdict, &self.vet.key);
+        let too_large = signed.as_ref().map_or(usize::MAX, |v| v.to_string().len())
+            > crate::chain::record::MAX_LINE_LEN - 4096;
+        if too_large {
+            // Cannot be reviewed or pinned: nothing new is allowed.
+            for t in &mut verdict.tools {
+                t.definition = None;
+                if t.reason == Reason::Tofu {
+                    t.status = Status::Withheld;
+                    t.reason = Reason::TooLarge;
+                }
+            }
+            if let Some(i) = &mut verdict.instructions {
+                i.text = None;
+                if i.reason == Reason::Tofu {
+                    i.status = Status::Withheld;
+                    i.reason = Reason::TooLarge;
+                }
+            }
+            verdict.tofu = false;
+            verdict.allowed = verdict
+                .tools
+                .iter()
+                .filter(|t| t.status == Status::Allowed)
+                .count() as u64;
+            verdict.withheld = verdict.tools.len() as u64 - verdict.allowed;
+            signed = sign_body(VERDICT_PAYLOAD_TYPE, &verdict, &self.vet.key);
+        }
+        let Some(signed) = signed else {
+            // No RFC 8785 form: the wrapper canonicalised every definition
+            // already, so this is not reached; withhold everything if it is.
+            for t in &mut verdict.tools {
+                t.status = Status::Withheld;
+            }
+            return (0, verdict);
+        };
+        let mut ticket = match self.evidence.queue(KIND_VERDICT, &signed) {
+            Ok(t) => t,
+            Err(e) => {
+                self.evidence_failed(e);
+                0
+            }
+        };
+        if verdict.tofu {
+            let body = gate::tofu_pin(&verdict, listing);
+            if let Some(pin) = sign_body(PIN_PAYLOAD_TYPE, &body, &self.vet.key) {
+                let digest = digest_of(&pin);
+                match self.evidence.queue(KIND_PIN, &pin) {
+                    Ok(t) => {
+                        ticket = t;
+                        self.vet.pins.apply(0, "", Ok((body, digest)));
+                        self.rejudge_instructions();
+                    }
+                    Err(e) => self.evidence_failed(e),
+                }
+            }
+        }
+        (ticket, verdict)
+    }
+
+    /// The instructions' verdict again (after the pins changed).
+    fn rejudge_instructions(&mut self) {
+        if let Some((text, _)) = self.vet.instructions.take() {
+            let v = gate::judge_instructions(
+                self.vet.ruleset,
+                &self.vet.opts,
+                &self.vet.pins,
+                &self.vet.launch,
+                &text,
+            );
+            self.vet.instructions = Some((text, v));
+        }
+    }
+
+    /// Vets the `instructions` of an `initialize` / `server/discover`
+    /// result; returns the bytes to forward (without the text when it is
+    /// withheld).
+    fn vet_instructions(&mut self, bytes: &[u8], result: &Value) -> Vec<u8> {
+        let Some(text) = result.get("instructions").and_then(Value::as_str) else {
+            return bytes.to_vec();
+        };
+        let verdict = gate::judge_instructions(
+            self.vet.ruleset,
+            &self.vet.opts,
+            &self.vet.pins,
+            &self.vet.launch,
+            text,
+        );
+        let withheld = verdict.status == Status::Withheld;
+        self.vet.instructions = Some((text.to_owned(), verdict));
+        if !withheld {
+            return bytes.to_vec();
+        }
+        let mut msg: Value = match serde_json::from_slice(bytes) {
+            Ok(v) => v,
+            Err(_) => return bytes.to_vec(),
+        };
+        if let Some(r) = msg.get_mut("result").and_then(Value::as_object_mut) {
+            r.remove("instructions");
+        }
+        let mut out = serde_json::to_vec(&msg).unwrap_or_else(|_| bytes.to_vec());
+        out.push(b'\n');
+        out
     }
 
     fn fetch_failed(&mut self, why: &str) {
@@ -1321,6 +1513,7 @@ impl State {
     }
 
     fn answer_list(&mut self, id: &Id, cursor: bool) {
+        let ticket = self.snapshot.as_ref().map_or(0, |s| s.ticket);
         if cursor {
             // The wrapper serves the whole list as one page: it never hands
             // out a cursor, so any cursor is not one of its own.
@@ -1351,7 +1544,12 @@ impl State {
         result.push('}');
         let bytes = message::result_response(id, &result);
         self.remember_answered(id.clone());
-        self.send_client(bytes);
+        let instead = message::error_response(
+            Some(id),
+            code::INTERNAL_ERROR,
+            "vouch wrap: the evidence log cannot be written; the tools are withheld",
+        );
+        self.send_client_after(ticket, bytes, Some(instead));
     }
 
     // ---- tools/call -----------------------------------------------------
@@ -1444,15 +1642,27 @@ impl State {
 
     /// The policy's decision for a call of a listed tool, or why the tool
     /// is not listed.
-    fn policy_decision(&mut self, call: &Call) -> Result<super::policy::Decision, String> {
-        let listed = self
-            .snapshot
-            .as_ref()
-            .is_some_and(|s| s.find(&call.tool).is_some());
+    fn policy_decision(
+        &mut self,
+        call: &Call,
+    ) -> Result<super::policy::Decision, (String, String)> {
+        let snapshot = self.snapshot.as_ref();
+        if let Some(reason) = snapshot.and_then(|s| s.withheld.get(&call.tool)) {
+            return Err((
+                format!("vet.{}", reason.as_str()),
+                format!(
+                    "the tool {:?} is withheld by vetting ({}); review it with `vouch pins status --id {}`",
+                    call.tool,
+                    reason.as_str(),
+                    self.opts.server_id
+                ),
+            ));
+        }
+        let listed = snapshot.is_some_and(|s| s.find(&call.tool).is_some());
         if !listed {
-            return Err(format!(
-                "the server did not list a tool named {:?}",
-                call.tool
+            return Err((
+                "not_listed".into(),
+                format!("the server did not list a tool named {:?}", call.tool),
             ));
         }
         Ok(self
@@ -1465,7 +1675,7 @@ impl State {
     fn decide(&mut self, id: Id, call: Call) {
         let decision = match self.policy_decision(&call) {
             Ok(d) => d,
-            Err(why) => return self.refuse(&id, call, "not_listed", &why, None),
+            Err((rule, why)) => return self.refuse(&id, call, &rule, &why, None),
         };
         match decision.action {
             Action::Allow => self.forward_call(id, call, &decision.rule, &decision.reason, None),
@@ -1927,7 +2137,7 @@ impl State {
         // The policy still decides: an approval answers only an ask.
         let decision = match self.policy_decision(&call) {
             Ok(d) => d,
-            Err(why) => return self.refuse(&id, call, "not_listed", &why, asked),
+            Err((rule, why)) => return self.refuse(&id, call, &rule, &why, asked),
         };
         match decision.action {
             Action::Block => self.refuse(&id, call, &decision.rule, &decision.reason, asked),
@@ -2023,6 +2233,7 @@ impl State {
         };
         match req {
             ClientReq::Plain { method } => {
+                let mut forward = None;
                 if method == "initialize" && error.is_none() {
                     let r: Value = result
                         .and_then(|r| serde_json::from_str(r.get()).ok())
@@ -2033,6 +2244,7 @@ impl State {
                         .unwrap_or("unknown")
                         .to_owned();
                     self.server_has_tools = r.pointer("/capabilities/tools").is_some();
+                    forward = Some(self.vet_instructions(bytes, &r));
                     self.set_era(Era::Legacy(version));
                     if self.handshake_done && self.server_has_tools {
                         // The client sent `initialized` (and maybe calls)
@@ -2045,10 +2257,22 @@ impl State {
                         .unwrap_or(Value::Null);
                     if r.get("supportedVersions").is_some() {
                         self.server_has_tools = r.pointer("/capabilities/tools").is_some();
+                        forward = Some(self.vet_instructions(bytes, &r));
                         self.set_era(Era::Modern);
                     }
                 }
-                self.send_client(bytes.to_vec());
+                if forward.is_some() && !self.server_has_tools {
+                    // No tools to list: the verdict is on the instructions.
+                    let (ticket, _) = self.vet_listing(&[]);
+                    let bytes = forward.take().unwrap_or_default();
+                    let instead = message::error_response(
+                        Some(&id),
+                        code::INTERNAL_ERROR,
+                        "vouch wrap: the evidence log cannot be written",
+                    );
+                    return self.send_client_after(ticket, bytes, Some(instead));
+                }
+                self.send_client(forward.unwrap_or_else(|| bytes.to_vec()));
             }
             ClientReq::List { .. } => {
                 // Never forwarded, so the server cannot be answering it.

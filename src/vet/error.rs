@@ -11,13 +11,13 @@ use crate::chain::ChainError;
 pub enum VetError {
     /// The log does not verify, so no pin in it can be used.
     #[error("the log does not verify{}: {error}", seq.map(|s| format!(" at record {s}")).unwrap_or_default())]
-    Chain {
-        seq: Option<u64>,
-        error: ChainError,
-    },
+    Chain { seq: Option<u64>, error: ChainError },
     /// A saved listing or host config that is not what it should be.
     #[error("{source_name}: {problem}")]
-    Listing { source_name: String, problem: String },
+    Listing {
+        source_name: String,
+        problem: String,
+    },
     /// An approval or revocation needs a person at a terminal.
     #[error("{action} needs an interactive terminal (stdin and stdout a tty): nothing was written")]
     NoTerminal { action: &'static str },
@@ -29,7 +29,9 @@ pub enum VetError {
     Nothing { server: String, problem: String },
     /// Another pin change landed between review and write: the written
     /// record is stale and has no effect.
-    #[error("{server}: the pins changed while you reviewed them (record {seq} landed first); review again")]
+    #[error(
+        "{server}: the pins changed while you reviewed them (record {seq} landed first); review again"
+    )]
     Raced { server: String, seq: u64 },
     /// A pin or verdict too large for one record (1 MiB).
     #[error("{server}: the {what} would be {bytes} bytes, more than one record holds")]

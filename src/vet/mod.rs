@@ -15,6 +15,7 @@ pub mod error;
 pub mod gate;
 pub mod pins;
 pub mod record;
+pub mod report;
 pub mod review;
 pub mod scan;
 

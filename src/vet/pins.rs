@@ -123,7 +123,9 @@ impl PinState {
     }
 
     pub fn instructions(&self) -> Option<&PinnedText> {
-        self.head.as_ref().and_then(|h| h.body.instructions.as_ref())
+        self.head
+            .as_ref()
+            .and_then(|h| h.body.instructions.as_ref())
     }
 
     pub fn is_revoked(&self, tool: &str) -> bool {

@@ -140,7 +140,11 @@ pub fn review(state: &PinState) -> Review {
         if let Some(l) = state.launch().filter(|l| l.digest != v.launch.digest) {
             launch_change = Some((l.clone(), v.launch.clone()));
         }
-        if let Some(i) = v.instructions.as_ref().filter(|i| i.status == Status::Withheld) {
+        if let Some(i) = v
+            .instructions
+            .as_ref()
+            .filter(|i| i.status == Status::Withheld)
+        {
             instructions_change = Some(TextChange {
                 reason: i.reason,
                 findings: i.findings.clone(),
@@ -176,7 +180,10 @@ pub fn review(state: &PinState) -> Review {
         }
         if let Some(p) = pinned_tools {
             for (name, t) in p {
-                let listed = v.tools.iter().any(|x| &x.name == name || x.from.as_ref() == Some(name));
+                let listed = v
+                    .tools
+                    .iter()
+                    .any(|x| &x.name == name || x.from.as_ref() == Some(name));
                 if !listed {
                     tools.push(ToolReview {
                         name: name.clone(),
@@ -336,7 +343,10 @@ pub fn plan(
                     || head.is_some_and(|h| h.server_revoked || !h.revoked.is_empty())
                     || tools.len() != head.map_or(0, |h| h.tools.len());
                 if !any {
-                    return Err(nothing(state, "every listed tool is allowed as pinned: nothing to approve"));
+                    return Err(nothing(
+                        state,
+                        "every listed tool is allowed as pinned: nothing to approve",
+                    ));
                 }
             } else {
                 if launch_changed {
@@ -359,7 +369,10 @@ pub fn plan(
                         ));
                     };
                     let Some(definition) = t.definition.clone() else {
-                        return Err(nothing(state, &format!("{name:?} has no recorded definition")));
+                        return Err(nothing(
+                            state,
+                            &format!("{name:?} has no recorded definition"),
+                        ));
                     };
                     if let Some(from) = &t.from {
                         tools.remove(from);
@@ -392,7 +405,10 @@ pub fn plan(
                     let known = tools.contains_key(name)
                         || pending.is_some_and(|p| p.body.tools.iter().any(|t| &t.name == name));
                     if !known {
-                        return Err(nothing(state, &format!("{name:?} is neither pinned nor listed")));
+                        return Err(nothing(
+                            state,
+                            &format!("{name:?} is neither pinned nor listed"),
+                        ));
                     }
                     tools.remove(name);
                     if !revoked.contains(name) {
@@ -442,8 +458,7 @@ pub fn commit(log: &Path, key: &SignerKey, body: &PinBody) -> Result<u64> {
     let (covered, ()) =
         crate::chain::writer::append_covered_with(log, key, |_| Ok((vec![(KIND_PIN, value)], ())))?;
     let seq = covered.appended.first().map_or(0, |a| a.seq);
-    let keys = crate::chain::TrustedKeys::new([key.verifier()])
-        .map_err(Error::ConflictingKeys)?;
+    let keys = crate::chain::TrustedKeys::new([key.verifier()]).map_err(Error::ConflictingKeys)?;
     let after = super::pins::load(log, &keys, &body.server)?;
     if after
         .history

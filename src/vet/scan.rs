@@ -3,7 +3,9 @@
 use serde::Serialize;
 use std::sync::LazyLock;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     Low,
@@ -31,7 +33,9 @@ impl Severity {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Family {
     Injection,
@@ -74,11 +78,32 @@ pub struct Ruleset {
 
 static BUILTIN: LazyLock<Ruleset> = LazyLock::new(|| {
     let rules = vec![
-        RuleInfo { id: "VET-INJ-001", family: Family::Injection, severity: Severity::High, advisory: false, rationale: "asks the model to ignore its instructions" },
-        RuleInfo { id: "VET-UNI-001", family: Family::HiddenUnicode, severity: Severity::Critical, advisory: false, rationale: "tag characters hide text" },
-        RuleInfo { id: "VET-SEC-001", family: Family::SecretField, severity: Severity::Medium, advisory: false, rationale: "a parameter named like a secret" },
+        RuleInfo {
+            id: "VET-INJ-001",
+            family: Family::Injection,
+            severity: Severity::High,
+            advisory: false,
+            rationale: "asks the model to ignore its instructions",
+        },
+        RuleInfo {
+            id: "VET-UNI-001",
+            family: Family::HiddenUnicode,
+            severity: Severity::Critical,
+            advisory: false,
+            rationale: "tag characters hide text",
+        },
+        RuleInfo {
+            id: "VET-SEC-001",
+            family: Family::SecretField,
+            severity: Severity::Medium,
+            advisory: false,
+            rationale: "a parameter named like a secret",
+        },
     ];
-    let mut r = Ruleset { rules, digest: String::new() };
+    let mut r = Ruleset {
+        rules,
+        digest: String::new(),
+    };
     let c = crate::jcs::to_canonical_vec(&r.canonical()).unwrap_or_default();
     use sha2::Digest;
     r.digest = format!("sha256:{}", crate::hex::encode(&sha2::Sha256::digest(&c)));
@@ -119,12 +144,21 @@ impl Ruleset {
 }
 
 fn finding(r: &RuleInfo, pointer: &str, excerpt: &str) -> Finding {
-    Finding { rule: r.id, family: r.family, severity: r.severity, advisory: r.advisory, pointer: pointer.into(), excerpt: excerpt.chars().take(120).collect(), decoded: false }
+    Finding {
+        rule: r.id,
+        family: r.family,
+        severity: r.severity,
+        advisory: r.advisory,
+        pointer: pointer.into(),
+        excerpt: excerpt.chars().take(120).collect(),
+        decoded: false,
+    }
 }
 
 fn text_findings(rs: &Ruleset, s: &str, p: &str, out: &mut Vec<Finding>) {
     let l = s.to_lowercase();
-    if l.contains("ignore previous instructions") || l.contains("ignore all previous instructions") {
+    if l.contains("ignore previous instructions") || l.contains("ignore all previous instructions")
+    {
         out.push(finding(&rs.rules[0], p, s));
     }
     if s.chars().any(|c| ('\u{E0000}'..='\u{E007F}').contains(&c)) {
@@ -148,7 +182,9 @@ fn walk(rs: &Ruleset, v: &serde_json::Value, p: &mut String, out: &mut Vec<Findi
             for (k, x) in m {
                 let n = p.len();
                 crate::drift::jsondiff::push_token(p, k);
-                if p.ends_with(&format!("/properties/{k}")) && ["api_key", "password", "secret"].contains(&k.as_str()) {
+                if p.ends_with(&format!("/properties/{k}"))
+                    && ["api_key", "password", "secret"].contains(&k.as_str())
+                {
                     out.push(finding(&rs.rules[2], p, k));
                 }
                 walk(rs, x, p, out);
@@ -172,7 +208,9 @@ pub struct Finding {
 }
 
 pub fn blocks(findings: &[Finding], block_at: Severity) -> bool {
-    findings.iter().any(|f| !f.advisory && f.severity >= block_at)
+    findings
+        .iter()
+        .any(|f| !f.advisory && f.severity >= block_at)
 }
 pub fn flags(findings: &[Finding]) -> bool {
     findings.iter().any(|f| !f.advisory)

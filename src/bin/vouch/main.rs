@@ -12,6 +12,7 @@ mod policy;
 mod receipt;
 mod stamp;
 mod tsa;
+mod vet;
 mod wrap;
 
 use clap::{Parser, Subcommand};
@@ -61,6 +62,10 @@ enum Command {
     Wrap(wrap::WrapArgs),
     /// Check and test `vouch wrap` policies.
     Policy(policy::PolicyCmd),
+    /// Scan MCP tool definitions for poisoning (a file, a config, a server).
+    Scan(vet::ScanArgs),
+    /// Review, approve and revoke the tool pins `vouch wrap` keeps in a log.
+    Pins(vet::PinsCmd),
     /// RFC 3161 time stamps: request, verify, show.
     #[command(subcommand)]
     Tsa(tsa::TsaCommand),
@@ -85,6 +90,8 @@ fn main() -> ExitCode {
         Command::Drift(a) => drift::run(a),
         Command::Wrap(a) => wrap::run(a),
         Command::Policy(a) => policy::run(a),
+        Command::Scan(a) => vet::scan(a),
+        Command::Pins(a) => vet::pins(a),
         Command::Tsa(cmd) => tsa::run(cmd),
     };
     // A failed write of the report (other than a closed pipe) is exit 2.

@@ -52,6 +52,11 @@ A policy is one TOML file (unknown keys anywhere are errors, reported as FILE:LI
   max = 10                         # calls of these tools, counted together
   per = \"1m\"                       # sliding window: Ns, Nm or Nh
 
+  [vet]                            # optional: vetting of tool definitions (`vouch scan --help`)
+  block_at = \"high\"                # a finding at or above this withholds the tool: low | medium | high | critical
+  on_change = \"withhold\"           # a changed, new or renamed tool: withhold it (default) | block_server
+  require_approval = false         # true: nothing is pinned on first contact (as wrap --require-approval)
+
 All matchers given in a rule must hold (AND); a rule without matchers applies to every call of its tools. Pointers are RFC 6901 into the call's arguments; /paths/* is every element of an array (path matchers only). Relative paths and ~ count as outside; symbolic links are followed.
 
 Decision, in order (the first step that decides wins):

@@ -26,12 +26,23 @@ written, calls are refused. Nothing but MCP messages is written to stdout;
 diagnostics and the server's stderr go to stderr. The exit code is the
 server's.
 
+Vetting: every listing is scanned (`vouch scan --help` has the ruleset) and
+judged against the server's pins, kept in LOG as signed `tool_pin` records.
+On first contact the tools that pass the scan are pinned (trust on first
+use; with `--require-approval` nothing is, and every tool waits for `vouch
+pins approve`). Afterwards a tool whose definition changed, a new or renamed
+tool, and one with a finding at `[vet] block_at` (default high) is withheld
+from the client and its calls are blocked, without taking the other tools
+down (`[vet] on_change = \"block_server\"` withholds them all). A changed
+server command under the same --id is an identity change: everything waits
+for approval. Review with `vouch pins status --id ID --log LOG --key KEY`.
+
 Example (Claude Desktop / Cursor `mcpServers` entry):
   \"filesystem\": {
     \"command\": \"vouch\",
     \"args\": [\"wrap\", \"--policy\", \"/etc/vouch/fs.toml\", \"--log\", \"/var/log/vouch/fs.log\",
-             \"--key\", \"/etc/vouch/mcp.key\", \"--id\", \"filesystem\", \"--\",
-             \"npx\", \"-y\", \"@modelcontextprotocol/server-filesystem\", \"/srv/project\"]
+             \"--key\", \"/etc/vouch/mcp.key\", \"--id\", \"filesystem\",
+             \"--require-approval\", \"--\", \"npx\", \"-y\", \"@modelcontextprotocol/server-filesystem\", \"/srv/project\"]
   }";
 
 #[derive(Args)]
@@ -74,6 +85,10 @@ pub struct WrapArgs {
     /// How long the wrapper waits for the server to list its tools.
     #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
     list_timeout: f64,
+    /// Pin nothing on first contact: every tool waits for `vouch pins
+    /// approve` (also `[vet] require_approval = true` in the policy).
+    #[arg(long)]
+    require_approval: bool,
     /// The server to run, after `--`.
     #[arg(last = true, required = true, num_args = 1.., value_name = "COMMAND")]
     command: Vec<OsString>,
@@ -117,6 +132,7 @@ pub fn run(a: WrapArgs) -> ExitCode {
             tty: !a.no_tty,
             list_timeout: seconds("--list-timeout", a.list_timeout)?,
             shutdown_grace: Duration::from_secs(2),
+            require_approval: a.require_approval,
         };
         wrap::run(opts, &a.log, key)
     })();

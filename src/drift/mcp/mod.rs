@@ -86,7 +86,7 @@ mod spec;
 mod transport;
 
 pub use error::{CommandProblem, McpError, StderrTail};
-pub use spec::ServerSpec;
+pub use spec::{ServerSpec, host_config_servers};
 
 use serde::Serialize;
 use serde_json::Value;

@@ -54,42 +54,8 @@ impl ServerSpec {
     /// which only the host can resolve. A relative `cwd` is taken relative
     /// to the directory holding the file.
     pub fn from_host_config(path: &Path, name: &str) -> Result<ServerSpec, McpError> {
-        let bytes = crate::fs::read_bounded(path, MAX_HOST_CONFIG_BYTES).map_err(|e| {
-            McpError::HostConfigRead {
-                path: path.to_path_buf(),
-                message: e.to_string(),
-            }
-        })?;
-        let json_err = |message: String| McpError::HostConfigJson {
-            path: path.to_path_buf(),
-            message,
-        };
-        let text = std::str::from_utf8(&bytes).map_err(|e| json_err(e.to_string()))?;
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let plain = strip_jsonc(text).map_err(|m| json_err(m.to_owned()))?;
-        let doc: Value = serde_json::from_str(&plain).map_err(|e| json_err(e.to_string()))?;
-        let mut sections: Vec<&Map<String, Value>> = Vec::new();
-        if let Some(top) = doc.as_object() {
-            if let Some(Value::Object(m)) = top.get("mcpServers") {
-                sections.push(m);
-            }
-            if let Some(Value::Object(m)) = top.get("servers") {
-                sections.push(m);
-            }
-            if let Some(Value::Object(mcp)) = top.get("mcp")
-                && let Some(Value::Object(m)) = mcp.get("servers")
-            {
-                sections.push(m);
-            }
-            if let Some(Value::Object(m)) = top.get("mcp.servers") {
-                sections.push(m);
-            }
-        }
-        if sections.is_empty() {
-            return Err(McpError::HostConfigNoServers {
-                path: path.to_path_buf(),
-            });
-        }
+        let doc = read_host_config(path)?;
+        let sections = host_sections(path, &doc)?;
         let Some(entry) = sections.iter().find_map(|s| s.get(name)) else {
             let mut available: Vec<String> =
                 sections.iter().flat_map(|s| s.keys().cloned()).collect();
@@ -118,6 +84,80 @@ impl ServerSpec {
             .collect::<Vec<_>>()
             .join(" ")
     }
+}
+
+/// One server of a host configuration: its name, and how to start it or
+/// why it cannot be.
+pub type HostEntry = (String, Result<ServerSpec, McpError>);
+
+/// Every server of an MCP host's configuration file (the formats of
+/// [`ServerSpec::from_host_config`]), in name order, each converted or
+/// with the reason it cannot be (a remote or non-stdio entry, say).
+pub fn host_config_servers(path: &Path) -> Result<Vec<HostEntry>, McpError> {
+    let doc = read_host_config(path)?;
+    let sections = host_sections(path, &doc)?;
+    let mut names: Vec<&String> = sections.iter().flat_map(|s| s.keys()).collect();
+    names.sort();
+    names.dedup();
+    Ok(names
+        .into_iter()
+        .map(|n| {
+            let entry = sections.iter().find_map(|s| s.get(n));
+            let spec = match entry {
+                Some(e) => entry_to_spec(path, n, e),
+                None => Err(McpError::HostConfigUnknownServer {
+                    path: path.to_path_buf(),
+                    name: n.clone(),
+                    available: Vec::new(),
+                }),
+            };
+            (n.clone(), spec)
+        })
+        .collect())
+}
+
+fn read_host_config(path: &Path) -> Result<Value, McpError> {
+    let bytes = crate::fs::read_bounded(path, MAX_HOST_CONFIG_BYTES).map_err(|e| {
+        McpError::HostConfigRead {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        }
+    })?;
+    let json_err = |message: String| McpError::HostConfigJson {
+        path: path.to_path_buf(),
+        message,
+    };
+    let text = std::str::from_utf8(&bytes).map_err(|e| json_err(e.to_string()))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let plain = strip_jsonc(text).map_err(|m| json_err(m.to_owned()))?;
+    let doc: Value = serde_json::from_str(&plain).map_err(|e| json_err(e.to_string()))?;
+    Ok(doc)
+}
+
+fn host_sections<'a>(path: &Path, doc: &'a Value) -> Result<Vec<&'a Map<String, Value>>, McpError> {
+    let mut sections: Vec<&Map<String, Value>> = Vec::new();
+    if let Some(top) = doc.as_object() {
+        if let Some(Value::Object(m)) = top.get("mcpServers") {
+            sections.push(m);
+        }
+        if let Some(Value::Object(m)) = top.get("servers") {
+            sections.push(m);
+        }
+        if let Some(Value::Object(mcp)) = top.get("mcp")
+            && let Some(Value::Object(m)) = mcp.get("servers")
+        {
+            sections.push(m);
+        }
+        if let Some(Value::Object(m)) = top.get("mcp.servers") {
+            sections.push(m);
+        }
+    }
+    if sections.is_empty() {
+        return Err(McpError::HostConfigNoServers {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(sections)
 }
 
 fn shell_quote(word: &str) -> String {

@@ -154,6 +154,7 @@ pub struct Policy {
     egress: Option<Egress>,
     rules: Vec<Rule>,
     limits: Vec<Limit>,
+    vet: crate::vet::gate::VetOptions,
 }
 
 #[derive(Debug)]
@@ -204,6 +205,16 @@ pub struct PolicySummary {
     pub egress: Option<EgressSummary>,
     pub rules: Vec<RuleSummary>,
     pub limits: Vec<LimitSummary>,
+    pub vet: VetSummary,
+}
+
+/// The `[vet]` section as understood (defaults filled in).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VetSummary {
+    pub block_at: crate::vet::scan::Severity,
+    pub on_change: crate::vet::record::OnChange,
+    pub require_approval: bool,
+    pub ruleset: crate::vet::record::RulesetRef,
 }
 
 /// The `[egress]` section as understood.
@@ -270,6 +281,11 @@ impl Policy {
         &self.digest
     }
 
+    /// How tool definitions are vetted (`[vet]`).
+    pub fn vet(&self) -> crate::vet::gate::VetOptions {
+        self.vet
+    }
+
     /// The action for a call no rule decides.
     pub fn default_action(&self) -> Action {
         self.default
@@ -310,6 +326,12 @@ impl Policy {
                     per_seconds: l.per.as_secs(),
                 })
                 .collect(),
+            vet: VetSummary {
+                block_at: self.vet.block_at,
+                on_change: self.vet.on_change,
+                require_approval: self.vet.require_approval,
+                ruleset: crate::vet::record::RulesetRef::builtin(),
+            },
         }
     }
 
@@ -665,6 +687,35 @@ impl Compiler<'_> {
             self.id(&l.id, &mut limit_ids, "limit")?;
             limits.push(self.limit(l)?);
         }
+        let mut vet = crate::vet::gate::VetOptions::default();
+        if let Some(v) = &spec.vet {
+            if let Some(b) = &v.block_at {
+                vet.block_at = crate::vet::scan::Severity::parse(b.get_ref()).ok_or_else(|| {
+                    self.at.at(
+                        b,
+                        PolicyProblem::Invalid(format!(
+                            "vet.block_at {:?}: use low, medium, high or critical",
+                            b.get_ref()
+                        )),
+                    )
+                })?;
+            }
+            if let Some(c) = &v.on_change {
+                vet.on_change = match c.get_ref().as_str() {
+                    "withhold" => crate::vet::record::OnChange::Withhold,
+                    "block_server" => crate::vet::record::OnChange::BlockServer,
+                    other => {
+                        return Err(self.at.at(
+                            c,
+                            PolicyProblem::Invalid(format!(
+                                "vet.on_change {other:?}: use withhold or block_server"
+                            )),
+                        ));
+                    }
+                };
+            }
+            vet.require_approval = v.require_approval.unwrap_or(false);
+        }
         Ok(Policy {
             digest: format!("sha256:{}", crate::hex::encode(&sha256(text.as_bytes()))),
             default,
@@ -672,6 +723,7 @@ impl Compiler<'_> {
             egress,
             rules,
             limits,
+            vet,
         })
     }
 

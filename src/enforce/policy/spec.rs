@@ -20,6 +20,20 @@ pub(crate) struct PolicySpec {
     pub rule: Vec<RuleSpec>,
     #[serde(default)]
     pub limit: Vec<LimitSpec>,
+    #[serde(default)]
+    pub vet: Option<VetSpec>,
+}
+
+/// `[vet]`: how tool definitions are vetted (docs/FORMAT.md §19).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct VetSpec {
+    #[serde(default)]
+    pub block_at: Option<Spanned<String>>,
+    #[serde(default)]
+    pub on_change: Option<Spanned<String>>,
+    #[serde(default)]
+    pub require_approval: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -1,0 +1,437 @@
+//! `vouch scan`: the static scan alone, over a saved listing, a running
+//! server or every server of a host configuration, as a report (table,
+//! JSON, or SARIF 2.1.0). No pins are read or written.
+
+use super::VetError;
+use super::record::{RulesetRef, digest_of};
+use super::scan::{Finding, Ruleset, Severity, blocks, flags};
+use serde::Serialize;
+use serde_json::Value;
+
+/// A scan's verdict on one tool or text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// No finding that is not advisory.
+    Pass,
+    /// Findings below `block_at`.
+    Flagged,
+    /// A finding at or above `block_at`.
+    Blocked,
+}
+
+impl Verdict {
+    pub fn of(findings: &[Finding], block_at: Severity) -> Verdict {
+        if blocks(findings, block_at) {
+            Verdict::Blocked
+        } else if flags(findings) {
+            Verdict::Flagged
+        } else {
+            Verdict::Pass
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Flagged => "flagged",
+            Verdict::Blocked => "blocked",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TextScan {
+    pub verdict: Verdict,
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolScan {
+    pub name: String,
+    pub digest: String,
+    pub verdict: Verdict,
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub tools: u64,
+    pub pass: u64,
+    pub flagged: u64,
+    pub blocked: u64,
+}
+
+/// One server (or saved listing).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ServerScan {
+    /// The config's server name, the file, or the command.
+    pub server: String,
+    /// Where it came from (`FILE`, `CONFIG#NAME`, the command).
+    pub source: String,
+    /// Why it could not be listed (nothing was scanned).
+    pub error: Option<String>,
+    pub instructions: Option<TextScan>,
+    pub tools: Vec<ToolScan>,
+    pub summary: Summary,
+}
+
+impl ServerScan {
+    pub fn failed(server: &str, source: &str, error: String) -> ServerScan {
+        ServerScan {
+            server: server.to_owned(),
+            source: source.to_owned(),
+            error: Some(error),
+            instructions: None,
+            tools: Vec::new(),
+            summary: Summary::default(),
+        }
+    }
+
+    pub fn blocked(&self) -> bool {
+        self.summary.blocked > 0
+            || self
+                .instructions
+                .as_ref()
+                .is_some_and(|i| i.verdict == Verdict::Blocked)
+    }
+}
+
+/// The whole report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScanReport {
+    pub ruleset: RulesetRef,
+    pub block_at: Severity,
+    /// Something was blocked (exit 1).
+    pub blocked: bool,
+    pub servers: Vec<ServerScan>,
+}
+
+impl ScanReport {
+    pub fn new(block_at: Severity, servers: Vec<ServerScan>) -> ScanReport {
+        ScanReport {
+            ruleset: RulesetRef::builtin(),
+            block_at,
+            blocked: servers.iter().any(ServerScan::blocked),
+            servers,
+        }
+    }
+
+    /// A server could not be listed.
+    pub fn has_errors(&self) -> bool {
+        self.servers.iter().any(|s| s.error.is_some())
+    }
+}
+
+/// Scans a listing: each tool as listed, and the instructions.
+pub fn scan_listing(
+    server: &str,
+    source: &str,
+    tools: &[Value],
+    instructions: Option<&str>,
+    block_at: Severity,
+) -> ServerScan {
+    let ruleset = Ruleset::builtin();
+    let mut summary = Summary::default();
+    let mut out = Vec::with_capacity(tools.len());
+    for (i, def) in tools.iter().enumerate() {
+        let findings = ruleset.scan_tool(def);
+        let verdict = Verdict::of(&findings, block_at);
+        summary.tools += 1;
+        match verdict {
+            Verdict::Pass => summary.pass += 1,
+            Verdict::Flagged => summary.flagged += 1,
+            Verdict::Blocked => summary.blocked += 1,
+        }
+        out.push(ToolScan {
+            name: def
+                .get("name")
+                .and_then(Value::as_str)
+                .map_or_else(|| format!("#{i}"), str::to_owned),
+            digest: digest_of(def),
+            verdict,
+            findings,
+        });
+    }
+    let instructions = instructions.map(|t| {
+        let findings = ruleset.scan_text(t);
+        TextScan {
+            verdict: Verdict::of(&findings, block_at),
+            findings,
+        }
+    });
+    ServerScan {
+        server: server.to_owned(),
+        source: source.to_owned(),
+        error: None,
+        instructions,
+        tools: out,
+        summary,
+    }
+}
+
+/// A saved listing: a `tools/list` result (`{"tools": [...]}`), an
+/// `initialize` result (`instructions`), both merged, or a JSON-RPC
+/// response whose `result` is one of those. Returns tools and
+/// instructions.
+pub fn parse_saved(name: &str, bytes: &[u8]) -> Result<(Vec<Value>, Option<String>), VetError> {
+    let bad = |problem: &str| VetError::Listing {
+        source_name: name.to_owned(),
+        problem: problem.to_owned(),
+    };
+    crate::jcs::check_unique_keys(bytes, 100)
+        .map_err(|e| bad(&format!("not JSON without duplicate keys: {e}")))?;
+    let mut v: Value = serde_json::from_slice(bytes).map_err(|e| bad(&e.to_string()))?;
+    if v.get("jsonrpc").is_some() {
+        v = v
+            .get("result")
+            .cloned()
+            .ok_or_else(|| bad("a JSON-RPC message without a result"))?;
+    }
+    let Some(obj) = v.as_object() else {
+        return Err(bad("not a JSON object"));
+    };
+    let tools = match obj.get("tools") {
+        None => Vec::new(),
+        Some(Value::Array(a)) => a.clone(),
+        Some(_) => return Err(bad("\"tools\" is not an array")),
+    };
+    let instructions = match obj.get("instructions") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => return Err(bad("\"instructions\" is not a string")),
+    };
+    if tools.is_empty() && instructions.is_none() && !obj.contains_key("tools") {
+        return Err(bad(
+            "neither \"tools\" nor \"instructions\": not a saved listing",
+        ));
+    }
+    Ok((tools, instructions))
+}
+
+// ---- SARIF 2.1.0 --------------------------------------------------------
+
+/// A SARIF 2.1.0 log of a report: one run, the ruleset as the driver's
+/// rules, one result per finding (level `error` when it blocks, `warning`
+/// when it flags, `note` when advisory), located by logical location
+/// `SERVER/TOOL` and the finding's JSON Pointer.
+#[derive(Debug, Clone, Serialize)]
+pub struct Sarif {
+    #[serde(rename = "$schema")]
+    pub schema: &'static str,
+    pub version: &'static str,
+    pub runs: Vec<SarifRun>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SarifRun {
+    pub tool: SarifTool,
+    pub results: Vec<SarifResult>,
+    #[serde(rename = "invocations")]
+    pub invocations: Vec<SarifInvocation>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SarifTool {
+    pub driver: SarifDriver,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SarifDriver {
+    pub name: &'static str,
+    pub version: &'static str,
+    pub semantic_version: &'static str,
+    pub rules: Vec<SarifRule>,
+    pub properties: SarifRulesetProps,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SarifRulesetProps {
+    pub ruleset_version: String,
+    pub ruleset_digest: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SarifRule {
+    pub id: &'static str,
+    pub short_description: SarifText,
+    pub default_configuration: SarifConfig,
+    pub properties: SarifRuleProps,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SarifText {
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SarifConfig {
+    pub level: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SarifRuleProps {
+    pub family: &'static str,
+    pub severity: Severity,
+    pub advisory: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SarifResult {
+    pub rule_id: String,
+    pub level: &'static str,
+    pub message: SarifText,
+    pub locations: Vec<SarifLocation>,
+    pub properties: SarifResultProps,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SarifLocation {
+    pub logical_locations: Vec<SarifLogical>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SarifLogical {
+    pub fully_qualified_name: String,
+    pub kind: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SarifResultProps {
+    pub server: String,
+    pub source: String,
+    pub pointer: String,
+    pub excerpt: String,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub decoded: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SarifInvocation {
+    pub execution_successful: bool,
+    pub tool_execution_notifications: Vec<SarifNotification>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SarifNotification {
+    pub level: &'static str,
+    pub message: SarifText,
+}
+
+fn level(f: &Finding, block_at: Severity) -> &'static str {
+    if f.advisory {
+        "note"
+    } else if f.severity >= block_at {
+        "error"
+    } else {
+        "warning"
+    }
+}
+
+impl Sarif {
+    pub fn from_report(r: &ScanReport) -> Sarif {
+        let ruleset = Ruleset::builtin();
+        let rules = ruleset
+            .rules()
+            .iter()
+            .map(|rule| SarifRule {
+                id: rule.id,
+                short_description: SarifText {
+                    text: rule.rationale.to_owned(),
+                },
+                default_configuration: SarifConfig {
+                    level: if rule.advisory {
+                        "note"
+                    } else if rule.severity >= r.block_at {
+                        "error"
+                    } else {
+                        "warning"
+                    },
+                },
+                properties: SarifRuleProps {
+                    family: rule.family.as_str(),
+                    severity: rule.severity,
+                    advisory: rule.advisory,
+                },
+            })
+            .collect();
+        let mut results = Vec::new();
+        let mut notes = Vec::new();
+        for s in &r.servers {
+            if let Some(e) = &s.error {
+                notes.push(SarifNotification {
+                    level: "error",
+                    message: SarifText {
+                        text: format!("{}: {e}", s.source),
+                    },
+                });
+            }
+            let mut push = |what: String, kind: &'static str, f: &Finding| {
+                results.push(SarifResult {
+                    rule_id: f.rule.to_owned(),
+                    level: level(f, r.block_at),
+                    message: SarifText {
+                        text: format!(
+                            "{what}: {} ({} {})",
+                            ruleset.rule(f.rule).map_or("", |x| x.rationale),
+                            f.family.as_str(),
+                            f.severity.as_str()
+                        ),
+                    },
+                    locations: vec![SarifLocation {
+                        logical_locations: vec![SarifLogical {
+                            fully_qualified_name: what.clone(),
+                            kind,
+                        }],
+                    }],
+                    properties: SarifResultProps {
+                        server: s.server.clone(),
+                        source: s.source.clone(),
+                        pointer: f.pointer.clone(),
+                        excerpt: f.excerpt.clone(),
+                        decoded: f.decoded,
+                    },
+                });
+            };
+            if let Some(i) = &s.instructions {
+                for f in &i.findings {
+                    push(format!("{}/instructions", s.server), "member", f);
+                }
+            }
+            for t in &s.tools {
+                for f in &t.findings {
+                    push(format!("{}/{}", s.server, t.name), "function", f);
+                }
+            }
+        }
+        Sarif {
+            schema: "https://json.schemastore.org/sarif-2.1.0.json",
+            version: "2.1.0",
+            runs: vec![SarifRun {
+                tool: SarifTool {
+                    driver: SarifDriver {
+                        name: "vouch",
+                        version: env!("CARGO_PKG_VERSION"),
+                        semantic_version: env!("CARGO_PKG_VERSION"),
+                        rules,
+                        properties: SarifRulesetProps {
+                            ruleset_version: r.ruleset.version.clone(),
+                            ruleset_digest: r.ruleset.digest.clone(),
+                        },
+                    },
+                },
+                results,
+                invocations: vec![SarifInvocation {
+                    execution_successful: !r.has_errors(),
+                    tool_execution_notifications: notes,
+                }],
+            }],
+        }
+    }
+}
