@@ -16,180 +16,8 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
-fn vouch() -> &'static str {
-    env!("CARGO_BIN_EXE_vouch")
-}
-
-fn peer_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/mcp")
-}
-
-fn peers_or_skip(test: &str) -> bool {
-    let node = Command::new("node")
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    let installed = peer_dir()
-        .join("node_modules/@modelcontextprotocol/client/package.json")
-        .is_file()
-        && peer_dir()
-            .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-            .is_file();
-    if node && installed {
-        return true;
-    }
-    let why = if node {
-        "the MCP peers are not installed (run scripts/setup-node-peers.sh)"
-    } else {
-        "node is not installed"
-    };
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{test}: {why}; required when CI=true");
-    }
-    eprintln!("NOTICE: {test} skipped: {why}");
-    false
-}
-
-struct Env {
-    dir: tempfile::TempDir,
-}
-
-impl Env {
-    fn new() -> Env {
-        let dir = tempfile::tempdir().unwrap();
-        let out = Command::new(vouch())
-            .args(["keygen", "--origin", "wrap.test/mcp", "--out"])
-            .arg(dir.path().join("k"))
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{out:?}");
-        Env { dir }
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-
-    fn policy(&self, text: &str) -> PathBuf {
-        let p = self.path("policy.toml");
-        std::fs::write(&p, text).unwrap();
-        p
-    }
-
-    /// `vouch wrap ... -- server...` as a command line.
-    fn wrap(&self, log: &str, extra: &[&str], server: &[String]) -> Vec<String> {
-        let mut v = vec![
-            vouch().to_owned(),
-            "wrap".into(),
-            "--policy".into(),
-            self.path("policy.toml").display().to_string(),
-            "--log".into(),
-            self.path(log).display().to_string(),
-            "--key".into(),
-            self.path("k").display().to_string(),
-            "--id".into(),
-            "test-server".into(),
-            "--no-tty".into(),
-        ];
-        v.extend(extra.iter().map(|s| s.to_string()));
-        v.push("--".into());
-        v.extend(server.iter().cloned());
-        v
-    }
-
-    fn verify(&self, log: &str) -> Value {
-        let out = Command::new(vouch())
-            .arg("verify")
-            .arg(self.path(log))
-            .arg("--pub")
-            .arg(self.path("k.pub"))
-            .args(["--format", "json"])
-            .output()
-            .unwrap();
-        let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-        json!({"exit": out.status.code(), "report": report})
-    }
-
-    fn records(&self, log: &str) -> Vec<Value> {
-        std::fs::read_to_string(self.path(log))
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect()
-    }
-
-    fn of_kind(&self, log: &str, kind: &str) -> Vec<Value> {
-        self.records(log)
-            .into_iter()
-            .filter(|r| r["kind"] == kind)
-            .map(|r| {
-                let mut b = r["body"].clone();
-                b["_seq"] = r["seq"].clone();
-                b
-            })
-            .collect()
-    }
-}
-
-fn node_script(script: &str, args: &[&str]) -> Vec<String> {
-    std::iter::once("node".to_owned())
-        .chain(std::iter::once(
-            peer_dir().join(script).display().to_string(),
-        ))
-        .chain(args.iter().map(|s| s.to_string()))
-        .collect()
-}
-
-fn everything() -> Vec<String> {
-    node_script(
-        "node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-        &[],
-    )
-}
-
-fn hostile(mode: &str, received: &Path) -> Vec<String> {
-    node_script(
-        "hostile-server.mjs",
-        &[mode, "--received", &received.display().to_string()],
-    )
-}
-
-/// Runs an SDK client script against `command`; returns its report.
-fn sdk(client: &str, env: &Env, script: Value, command: &[String]) -> Value {
-    let path = env.path(&format!("script-{}.json", rand_suffix()));
-    std::fs::write(&path, script.to_string()).unwrap();
-    let out = Command::new("node")
-        .arg(peer_dir().join(client))
-        .arg(&path)
-        .arg("--")
-        .args(command)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{client} printed no JSON ({e}); stderr: {stderr}"))
-}
-
-fn rand_suffix() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static N: AtomicU64 = AtomicU64::new(0);
-    N.fetch_add(1, Ordering::SeqCst)
-}
-
-/// The steps with timings removed, for comparing two runs.
-fn steps(report: &Value) -> Vec<Value> {
-    report["steps"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no steps: {report}"))
-        .iter()
-        .map(|s| {
-            let mut s = s.clone();
-            s.as_object_mut().unwrap().remove("elapsedMs");
-            s
-        })
-        .collect()
-}
+mod mcp_support;
+use mcp_support::*;
 
 const ALLOW_ALL: &str = "version = 1\ndefault = \"allow\"\n";
 
@@ -521,7 +349,8 @@ fn a_rug_pull_is_relisted_before_the_new_tool_can_be_called() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert!(listed.contains(&"exfiltrate"), "{listed:?}");
+    // Vetting withholds the new tool and the changed one (tests/vet_wrap.rs).
+    assert_eq!(listed, ["write_note"], "{listed:?}");
     // The wrapper listed again on list_changed and recorded the change
     // before the new tool could be decided.
     let change = env
@@ -536,6 +365,7 @@ fn a_rug_pull_is_relisted_before_the_new_tool_can_be_called() {
         .find(|d| d["tool"] == "exfiltrate")
         .unwrap();
     assert!(decision["_seq"].as_u64() > change["_seq"].as_u64());
+    assert_eq!(decision["rule"], "vet.new");
     assert_eq!(env.verify("rug.log")["exit"], 0);
 }
 

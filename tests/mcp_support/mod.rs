@@ -1,0 +1,184 @@
+//! Helpers of the `vouch wrap` / vetting tests: a temporary directory with
+//! a log key, the wrapper's command line, the Node MCP peers
+//! (tests/peers/mcp), and the SDK client driver.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub fn vouch() -> &'static str {
+    env!("CARGO_BIN_EXE_vouch")
+}
+
+pub fn peer_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/mcp")
+}
+
+pub fn peers_or_skip(test: &str) -> bool {
+    let node = Command::new("node")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    let installed = peer_dir()
+        .join("node_modules/@modelcontextprotocol/client/package.json")
+        .is_file()
+        && peer_dir()
+            .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+            .is_file();
+    if node && installed {
+        return true;
+    }
+    let why = if node {
+        "the MCP peers are not installed (run scripts/setup-node-peers.sh)"
+    } else {
+        "node is not installed"
+    };
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{test}: {why}; required when CI=true");
+    }
+    eprintln!("NOTICE: {test} skipped: {why}");
+    false
+}
+
+pub struct Env {
+    pub dir: tempfile::TempDir,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        let out = Command::new(vouch())
+            .args(["keygen", "--origin", "wrap.test/mcp", "--out"])
+            .arg(dir.path().join("k"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        Env { dir }
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    pub fn policy(&self, text: &str) -> PathBuf {
+        let p = self.path("policy.toml");
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    /// `vouch wrap ... -- server...` as a command line.
+    pub fn wrap(&self, log: &str, extra: &[&str], server: &[String]) -> Vec<String> {
+        let mut v = vec![
+            vouch().to_owned(),
+            "wrap".into(),
+            "--policy".into(),
+            self.path("policy.toml").display().to_string(),
+            "--log".into(),
+            self.path(log).display().to_string(),
+            "--key".into(),
+            self.path("k").display().to_string(),
+            "--id".into(),
+            "test-server".into(),
+            "--no-tty".into(),
+        ];
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v.push("--".into());
+        v.extend(server.iter().cloned());
+        v
+    }
+
+    pub fn verify(&self, log: &str) -> Value {
+        let out = Command::new(vouch())
+            .arg("verify")
+            .arg(self.path(log))
+            .arg("--pub")
+            .arg(self.path("k.pub"))
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        json!({"exit": out.status.code(), "report": report})
+    }
+
+    pub fn records(&self, log: &str) -> Vec<Value> {
+        std::fs::read_to_string(self.path(log))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+
+    pub fn of_kind(&self, log: &str, kind: &str) -> Vec<Value> {
+        self.records(log)
+            .into_iter()
+            .filter(|r| r["kind"] == kind)
+            .map(|r| {
+                let mut b = r["body"].clone();
+                b["_seq"] = r["seq"].clone();
+                b
+            })
+            .collect()
+    }
+}
+
+pub fn node_script(script: &str, args: &[&str]) -> Vec<String> {
+    std::iter::once("node".to_owned())
+        .chain(std::iter::once(
+            peer_dir().join(script).display().to_string(),
+        ))
+        .chain(args.iter().map(|s| s.to_string()))
+        .collect()
+}
+
+pub fn everything() -> Vec<String> {
+    node_script(
+        "node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+        &[],
+    )
+}
+
+pub fn hostile(mode: &str, received: &Path) -> Vec<String> {
+    node_script(
+        "hostile-server.mjs",
+        &[mode, "--received", &received.display().to_string()],
+    )
+}
+
+/// Runs an SDK client script against `command`; returns its report.
+pub fn sdk(client: &str, env: &Env, script: Value, command: &[String]) -> Value {
+    let path = env.path(&format!("script-{}.json", rand_suffix()));
+    std::fs::write(&path, script.to_string()).unwrap();
+    let out = Command::new("node")
+        .arg(peer_dir().join(client))
+        .arg(&path)
+        .arg("--")
+        .args(command)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{client} printed no JSON ({e}); stderr: {stderr}"))
+}
+
+pub fn rand_suffix() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::SeqCst)
+}
+
+/// The steps with timings removed, for comparing two runs.
+pub fn steps(report: &Value) -> Vec<Value> {
+    report["steps"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no steps: {report}"))
+        .iter()
+        .map(|s| {
+            let mut s = s.clone();
+            s.as_object_mut().unwrap().remove("elapsedMs");
+            s
+        })
+        .collect()
+}
+
