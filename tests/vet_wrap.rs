@@ -141,34 +141,52 @@ fn official_servers_pass_vetting_and_pin_stably_across_restarts() {
             runs.push(listed(&r, 0));
         }
         assert_eq!(runs[0], listed(&direct, 0), "{log}: a tool was withheld");
-        assert_eq!(runs[0], runs[1], "{log}: the listing changed across restarts");
+        assert_eq!(
+            runs[0], runs[1],
+            "{log}: the listing changed across restarts"
+        );
+        // Nothing withheld in any verdict; the first run pinned on first use
+        // (server-everything registers a tool after the handshake: pinned
+        // in a second first-use record), the second only matched the pins.
         let v = verdicts(&env, log);
-        assert_eq!(v.len(), 2, "{log}: one verdict per run");
-        for t in v[0]["tools"].as_array().unwrap() {
-            assert_eq!(t["status"], "allowed", "{log}: {t}");
-            assert_eq!(t["reason"], "tofu", "{log}: {t}");
-        }
-        for t in v[1]["tools"].as_array().unwrap() {
-            assert_eq!(t["status"], "allowed", "{log}: {t}");
-            assert_eq!(t["reason"], "pinned", "{log}: {t}");
-            assert!(t.get("definition").is_none(), "{log}: {t}");
+        let second_run = v
+            .iter()
+            .position(|x| {
+                x.get("tofu").is_none()
+                    && x["pin"] != "none"
+                    && x["tools"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .all(|t| t["reason"] == "pinned")
+            })
+            .unwrap_or_else(|| panic!("{log}: no verdict of pinned tools: {v:?}"));
+        for x in &v {
+            assert_eq!(x["withheld"], 0, "{log}: {x}");
+            for t in x["tools"].as_array().unwrap() {
+                assert_eq!(t["status"], "allowed", "{log}: {t}");
+                assert!(
+                    t["reason"] == "tofu" || t["reason"] == "pinned",
+                    "{log}: {t}"
+                );
+            }
         }
         assert_eq!(v[0]["tofu"], true);
-        assert!(v[1].get("tofu").is_none());
-        // One first-use pin, signed, naming no earlier pin; the second run
-        // was judged against it.
+        for x in &v[second_run..] {
+            assert!(x.get("tofu").is_none(), "{log}: {x}");
+            assert_eq!(x["ruleset"]["digest"], v[0]["ruleset"]["digest"]);
+        }
         let p = pins_of(&env, log);
-        assert_eq!(p.len(), 1, "{log}: {p:?}");
+        assert!(!p.is_empty() && p.len() <= 2, "{log}: {p:?}");
         assert_eq!(p[0]["event"], "tofu");
         assert_eq!(p[0]["prev"], "none");
         assert!(p[0]["sig"]["sig"].is_string());
+        let last = p.last().unwrap();
         assert_eq!(
-            p[0]["tools"].as_object().unwrap().len(),
+            last["tools"].as_object().unwrap().len(),
             runs[0].len(),
             "{log}"
         );
-        assert_ne!(v[1]["pin"], "none");
-        assert_eq!(v[0]["ruleset"]["digest"], v[1]["ruleset"]["digest"]);
         assert_eq!(env.verify(log)["exit"], 0);
         let status = Command::new(vouch())
             .args(&pins_cmd(&env, log, &["status"])[1..])
@@ -257,8 +275,18 @@ fn poisoned_instructions_never_reach_the_client() {
     let env = Env::new();
     env.policy(ALLOW_ALL);
     let received = env.path("r.jsonl");
-    let direct = sdk("sdk-client.mjs", &env, list_twice(), &hostile("instructions", &received));
-    assert!(direct["instructions"].as_str().unwrap().contains("Ignore all previous"));
+    let direct = sdk(
+        "sdk-client.mjs",
+        &env,
+        list_twice(),
+        &hostile("instructions", &received),
+    );
+    assert!(
+        direct["instructions"]
+            .as_str()
+            .unwrap()
+            .contains("Ignore all previous")
+    );
     let r = sdk(
         "sdk-client.mjs",
         &env,
@@ -294,7 +322,8 @@ fn a_rug_pull_after_pinning_is_withheld_and_recorded() {
         script,
         &env.wrap("rug.log", &[], &hostile("rugpull", &received)),
     );
-    assert_eq!(listed(&r, 0), ["echo", "write_note"]);
+    // The server changes right after the wrapper's first listing, so the
+    // client may already see the second one; by the calls it must.
     assert_eq!(listed(&r, 4), ["write_note"]);
     let s = steps(&r);
     for (i, rule) in [(2, "vet.changed"), (3, "vet.new")] {
@@ -311,14 +340,19 @@ fn a_rug_pull_after_pinning_is_withheld_and_recorded() {
     assert!(families(echo).contains(&"credentials".to_owned()), "{echo}");
     assert_eq!(tool(&v[1], "exfiltrate")["reason"], "new");
     assert_eq!(tool(&v[1], "write_note")["reason"], "pinned");
-    // A restart does not forget: the pins still hold the first definitions.
+    // A restart does not forget: the first listing matches the pins, the
+    // rug pull is withheld again, and nothing new is pinned.
     let again = sdk(
         "sdk-client.mjs",
         &env,
-        list_twice(),
-        &env.wrap("rug.log", &[], &hostile("honest", &received)),
+        json!({"steps": [{"op": "sleep", "ms": 600}, {"op": "list"}]}),
+        &env.wrap("rug.log", &[], &hostile("rugpull", &received)),
     );
-    assert_eq!(listed(&again, 0), ["echo", "write_note"]);
+    assert_eq!(listed(&again, 1), ["write_note"]);
+    let v = verdicts(&env, "rug.log");
+    assert_eq!(v.len(), 4, "{v:?}");
+    assert_eq!(tool(&v[2], "echo")["reason"], "pinned");
+    assert_eq!(tool(&v[3], "echo")["reason"], "changed");
     assert_eq!(pins_of(&env, "rug.log").len(), 1);
     assert_eq!(env.verify("rug.log")["exit"], 0);
 }
@@ -346,7 +380,10 @@ fn require_approval_then_approve_and_revoke_through_a_terminal() {
         .unwrap();
     assert_eq!(status.status.code(), Some(1));
     let text = String::from_utf8_lossy(&status.stdout);
-    assert!(text.contains("echo") && text.contains("pending_approval"), "{text}");
+    assert!(
+        text.contains("echo") && text.contains("pending_approval"),
+        "{text}"
+    );
 
     // No terminal: refused, nothing written.
     let before = env.records("a.log").len();
@@ -369,7 +406,12 @@ fn require_approval_then_approve_and_revoke_through_a_terminal() {
         &pins_cmd(&env, "a.log", &["approve", "--reason", "reviewed"]),
         "approve test-server\n",
     );
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let p = pins_of(&env, "a.log");
     assert_eq!(p.len(), 1);
     assert_eq!(p[0]["event"], "approve");
@@ -383,7 +425,12 @@ fn require_approval_then_approve_and_revoke_through_a_terminal() {
         &pins_cmd(&env, "a.log", &["revoke", "--tool", "echo"]),
         "revoke test-server\n",
     );
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let script = json!({"steps": [
         {"op": "list"},
         {"op": "call", "name": "echo", "arguments": {"text": "hi"}},
@@ -399,14 +446,22 @@ fn require_approval_then_approve_and_revoke_through_a_terminal() {
         &pins_cmd(&env, "a.log", &["approve", "--tool", "echo"]),
         "approve test-server\n",
     );
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let fifth = sdk("sdk-client.mjs", &env, list_twice(), &wrap);
     assert_eq!(listed(&fifth, 0), ["echo", "write_note"]);
     let events: Vec<Value> = pins_of(&env, "a.log")
         .iter()
         .map(|p| p["event"].clone())
         .collect();
-    assert_eq!(events, [json!("approve"), json!("revoke"), json!("approve")]);
+    assert_eq!(
+        events,
+        [json!("approve"), json!("revoke"), json!("approve")]
+    );
     assert_eq!(env.verify("a.log")["exit"], 0);
 }
 
@@ -426,7 +481,12 @@ fn a_changed_launch_command_is_an_identity_change() {
     assert_eq!(listed(&one, 0), ["echo", "write_note"]);
     // Same --id, another command line: nothing is served until approved.
     let other = hostile("honest", &env.path("r2"));
-    let two = sdk("sdk-client.mjs", &env, list_twice(), &env.wrap("id.log", &[], &other));
+    let two = sdk(
+        "sdk-client.mjs",
+        &env,
+        list_twice(),
+        &env.wrap("id.log", &[], &other),
+    );
     assert!(listed(&two, 0).is_empty());
     let v = verdicts(&env, "id.log");
     assert_eq!(v[1]["server_blocked"], "identity_changed");
@@ -442,9 +502,22 @@ fn a_changed_launch_command_is_an_identity_change() {
         "approve test-server\n",
     );
     assert_eq!(out.status.code(), Some(2));
-    let out = on_pty(&pins_cmd(&env, "id.log", &["approve"]), "approve test-server\n");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
-    let three = sdk("sdk-client.mjs", &env, list_twice(), &env.wrap("id.log", &[], &other));
+    let out = on_pty(
+        &pins_cmd(&env, "id.log", &["approve"]),
+        "approve test-server\n",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let three = sdk(
+        "sdk-client.mjs",
+        &env,
+        list_twice(),
+        &env.wrap("id.log", &[], &other),
+    );
     assert_eq!(listed(&three, 0), ["echo", "write_note"]);
 }
 
@@ -468,7 +541,10 @@ fn a_log_that_does_not_verify_starts_nothing() {
         .lines()
         .map(|l| {
             if l.contains("\"kind\":\"tool_pin\"") {
-                l.replace("Echo the text back unchanged.", "Echo the text back, unchanged.")
+                l.replace(
+                    "Echo the text back unchanged.",
+                    "Echo the text back, unchanged.",
+                )
             } else {
                 l.to_owned()
             }
@@ -519,7 +595,12 @@ fn scan_a_host_config_file_and_sarif() {
     assert_eq!(r["blocked"], true);
     let servers = r["servers"].as_array().unwrap();
     let by = |n: &str| servers.iter().find(|s| s["server"] == n).unwrap();
-    assert_eq!(by("everything")["summary"]["blocked"], 0, "{}", by("everything"));
+    assert_eq!(
+        by("everything")["summary"]["blocked"],
+        0,
+        "{}",
+        by("everything")
+    );
     assert!(by("everything")["summary"]["tools"].as_u64().unwrap() > 5);
     let hostile = by("hostile");
     let add = hostile["tools"]
@@ -570,10 +651,18 @@ fn scan_a_host_config_file_and_sarif() {
         .to_string(),
     )
     .unwrap();
-    let out = Command::new(vouch()).arg("scan").arg(&saved).output().unwrap();
+    let out = Command::new(vouch())
+        .arg("scan")
+        .arg(&saved)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     // Not a listing: exit 2.
     std::fs::write(&saved, "[1,2]").unwrap();
-    let out = Command::new(vouch()).arg("scan").arg(&saved).output().unwrap();
+    let out = Command::new(vouch())
+        .arg("scan")
+        .arg(&saved)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }

@@ -271,7 +271,16 @@ struct Vet {
     key: SignerKey,
     /// The server's instructions and their verdict, once seen.
     instructions: Option<(String, TextVerdict)>,
+    /// A first-use session: the server had no pin record at all when the
+    /// wrapper started (`crate::vet::gate`, step 6).
+    first_use: bool,
+    /// What the last verdict recorded judged (listing, pin, instructions),
+    /// and its ticket.
+    last: Option<VerdictKey>,
+    last_ticket: u64,
 }
+
+type VerdictKey = (String, String, Option<(String, Reason)>);
 
 /// Runs the wrapper until the client closes its side and the server has
 /// exited (or the server exits). Returns the exit code to use: the
@@ -284,12 +293,15 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
     let mut vet_opts = opts.policy.vet();
     vet_opts.require_approval |= opts.require_approval;
     let vet = Vet {
+        first_use: pins.first_contact(),
         opts: vet_opts,
         ruleset: Ruleset::builtin(),
         pins,
         launch: Launch::of(&opts.program, &opts.args),
         key: key.clone(),
         instructions: None,
+        last: None,
+        last_ticket: 0,
     };
     let writer = SessionWriter::open(log, key)?;
     let mut child = spawn(&opts)?;
@@ -1320,11 +1332,25 @@ impl State {
             self.vet.ruleset,
             &self.vet.opts,
             &self.vet.pins,
+            self.vet.first_use,
             &self.opts.server_id,
             &self.vet.launch,
             listing,
             instructions,
         );
+        // The same listing judged the same way again (a server announcing
+        // changes that are none): the verdict on record still holds.
+        let key = (
+            verdict.listing.clone(),
+            verdict.pin.clone(),
+            verdict
+                .instructions
+                .as_ref()
+                .map(|i| (i.digest.clone(), i.reason)),
+        );
+        if self.vet.last.as_ref() == Some(&key) {
+            return (self.vet.last_ticket, verdict);
+        }
         let mut signed = sign_body(VERDICT_PAYLOAD_TYPE, &verdict, &self.vet.key);
         let too_large = signed.as_ref().map_or(usize::MAX, |v| v.to_string().len())
             > crate::chain::record::MAX_LINE_LEN - 4096;
@@ -1369,7 +1395,7 @@ impl State {
             }
         };
         if verdict.tofu {
-            let body = gate::tofu_pin(&verdict, listing);
+            let body = gate::tofu_pin(&verdict, listing, &self.vet.pins);
             if let Some(pin) = sign_body(PIN_PAYLOAD_TYPE, &body, &self.vet.key) {
                 let digest = digest_of(&pin);
                 match self.evidence.queue(KIND_PIN, &pin) {
@@ -1382,6 +1408,10 @@ impl State {
                 }
             }
         }
+        if !verdict.tofu {
+            self.vet.last = Some(key);
+            self.vet.last_ticket = ticket;
+        }
         (ticket, verdict)
     }
 
@@ -1392,6 +1422,7 @@ impl State {
                 self.vet.ruleset,
                 &self.vet.opts,
                 &self.vet.pins,
+                self.vet.first_use,
                 &self.vet.launch,
                 &text,
             );
@@ -1410,6 +1441,7 @@ impl State {
             self.vet.ruleset,
             &self.vet.opts,
             &self.vet.pins,
+            self.vet.first_use,
             &self.vet.launch,
             text,
         );

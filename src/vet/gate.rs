@@ -14,9 +14,12 @@
 //! 4. a different definition under a pinned name: `changed`;
 //! 5. unpinned with the semantic hash of a pinned tool that is gone:
 //!    `renamed`;
-//! 6. unpinned: on first contact, without `--require-approval`, allowed
+//! 6. unpinned: in a first-use session (the server had no pin record at
+//!    all when the wrapper started), without `--require-approval`, allowed
 //!    and pinned (`tofu`) unless the scan blocks it; with it,
-//!    `pending_approval`; otherwise `new`.
+//!    `pending_approval`; otherwise `new`. A tool a server adds later in
+//!    its first session is still first use (servers register tools after
+//!    the handshake); a pinned definition that changes never is.
 //!
 //! Then, with `on_change = "block_server"`, any withheld tool withholds
 //! every tool (`server_blocked`). The instructions follow the same steps
@@ -95,6 +98,7 @@ pub fn judge_instructions(
     ruleset: &Ruleset,
     opts: &VetOptions,
     pins: &PinState,
+    first_use: bool,
     launch: &Launch,
     text: &str,
 ) -> TextVerdict {
@@ -114,7 +118,7 @@ pub fn judge_instructions(
         Reason::Changed
     } else if scan_blocked {
         Reason::ScanBlocked
-    } else if pins.first_contact() {
+    } else if first_use {
         if opts.require_approval {
             Reason::PendingApproval
         } else {
@@ -138,11 +142,14 @@ pub fn judge_instructions(
 }
 
 /// The verdict on a listing. `tools` are (name, definition) in the
-/// server's order; `instructions` the verdict already given on the text.
+/// server's order; `instructions` the verdict already given on the text;
+/// `first_use`: a first-use session (module docs, step 6).
+#[allow(clippy::too_many_arguments)]
 pub fn judge(
     ruleset: &Ruleset,
     opts: &VetOptions,
     pins: &PinState,
+    first_use: bool,
     server: &str,
     launch: &Launch,
     tools: &[(String, Value)],
@@ -150,7 +157,7 @@ pub fn judge(
 ) -> VerdictBody {
     let server_wide = server_reason(pins, launch);
     let pinned = pins.tools();
-    let first = pins.first_contact();
+    let first = first_use;
     let mut score: u32 = 0;
     let mut out = Vec::with_capacity(tools.len());
     // Pinned tools that are not listed under their name: rename sources.
@@ -273,11 +280,15 @@ pub fn judge(
     }
 }
 
-/// The pin body first use writes after `verdict` (its `tofu` set): every
-/// tool and text it allowed, pinned as listed.
-pub fn tofu_pin(verdict: &VerdictBody, tools: &[(String, Value)]) -> super::record::PinBody {
+/// The pin body first use writes after `verdict` (its `tofu` set): the
+/// pins so far plus every tool and text it pinned on first use, as listed.
+pub fn tofu_pin(
+    verdict: &VerdictBody,
+    tools: &[(String, Value)],
+    pins: &PinState,
+) -> super::record::PinBody {
     use super::record::{PinBody, PinEvent, PinnedText, PinnedTool};
-    let mut pinned = std::collections::BTreeMap::new();
+    let mut pinned = pins.tools().cloned().unwrap_or_default();
     for t in &verdict.tools {
         if t.reason != Reason::Tofu {
             continue;
@@ -293,13 +304,17 @@ pub fn tofu_pin(verdict: &VerdictBody, tools: &[(String, Value)]) -> super::reco
             );
         }
     }
-    let instructions = verdict.instructions.as_ref().and_then(|i| {
-        (i.reason == Reason::Tofu).then(|| PinnedText {
-            digest: i.digest.clone(),
-            text: i.text.clone().unwrap_or_default(),
-            via: PinVia::Tofu,
+    let instructions = verdict
+        .instructions
+        .as_ref()
+        .and_then(|i| {
+            (i.reason == Reason::Tofu).then(|| PinnedText {
+                digest: i.digest.clone(),
+                text: i.text.clone().unwrap_or_default(),
+                via: PinVia::Tofu,
+            })
         })
-    });
+        .or_else(|| pins.instructions().cloned());
     PinBody {
         server: verdict.server.clone(),
         event: PinEvent::Tofu,

@@ -181,4 +181,3 @@ pub fn steps(report: &Value) -> Vec<Value> {
         })
         .collect()
 }
-
