@@ -249,3 +249,145 @@ pub fn load(log: &Path, keys: &TrustedKeys, server: &str) -> Result<PinState> {
     state.records = report.records;
     Ok(state)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::note::SignerKey;
+    use crate::vet::record::{Launch, PinVia, RulesetRef, sign_body};
+    use serde_json::json;
+
+    fn key(seed: u8) -> SignerKey {
+        SignerKey::from_seed("vet.test/log", &[seed; 32]).unwrap()
+    }
+
+    fn body(prev: &str, event: PinEvent, desc: &str) -> PinBody {
+        let def = json!({"name": "echo", "description": desc});
+        let mut tools = BTreeMap::new();
+        tools.insert(
+            "echo".to_owned(),
+            PinnedTool {
+                digest: crate::vet::record::digest_of(&def),
+                definition: def,
+                via: PinVia::Tofu,
+            },
+        );
+        PinBody {
+            server: "s".into(),
+            event,
+            prev: prev.into(),
+            launch: Launch {
+                digest: "sha256:00".into(),
+                argv: vec!["srv".into()],
+            },
+            tools,
+            instructions: None,
+            revoked: Vec::new(),
+            server_revoked: false,
+            reviewed: None,
+            reason: None,
+            ruleset: RulesetRef::builtin(),
+        }
+    }
+
+    fn bytes(v: &serde_json::Value) -> Vec<u8> {
+        serde_json::to_vec(v).unwrap()
+    }
+
+    fn keys(k: &SignerKey) -> TrustedKeys {
+        TrustedKeys::new([k.verifier()]).unwrap()
+    }
+
+    #[test]
+    fn only_signed_records_that_extend_the_head_count() {
+        let k = key(1);
+        let trusted = keys(&k);
+        let mut st = PinState::empty("s");
+        assert!(st.first_contact());
+        let first = sign_body(PIN_PAYLOAD_TYPE, &body(NO_PIN, PinEvent::Tofu, "a"), &k).unwrap();
+        st.apply(
+            1,
+            "",
+            open_signed(PIN_PAYLOAD_TYPE, &bytes(&first), &trusted),
+        );
+        let head1 = st.head_digest().to_owned();
+        assert_ne!(head1, NO_PIN);
+
+        // Another log's key (same name, other secret): ignored.
+        let other = sign_body(
+            PIN_PAYLOAD_TYPE,
+            &body(&head1, PinEvent::Approve, "evil"),
+            &key(2),
+        )
+        .unwrap();
+        st.apply(
+            2,
+            "",
+            open_signed(PIN_PAYLOAD_TYPE, &bytes(&other), &trusted),
+        );
+        // Unsigned: ignored.
+        let mut unsigned = serde_json::to_value(body(&head1, PinEvent::Approve, "evil")).unwrap();
+        st.apply(
+            3,
+            "",
+            open_signed(PIN_PAYLOAD_TYPE, &bytes(&unsigned), &trusted),
+        );
+        // Signed, then edited: ignored.
+        let mut edited =
+            sign_body(PIN_PAYLOAD_TYPE, &body(&head1, PinEvent::Approve, "b"), &k).unwrap();
+        edited["tools"]["echo"]["definition"]["description"] = json!("evil");
+        st.apply(
+            4,
+            "",
+            open_signed(PIN_PAYLOAD_TYPE, &bytes(&edited), &trusted),
+        );
+        // Signed as a verdict, presented as a pin (payload type): ignored.
+        let wrong_type = sign_body(
+            crate::vet::record::VERDICT_PAYLOAD_TYPE,
+            &body(&head1, PinEvent::Approve, "b"),
+            &k,
+        )
+        .unwrap();
+        st.apply(
+            5,
+            "",
+            open_signed(PIN_PAYLOAD_TYPE, &bytes(&wrong_type), &trusted),
+        );
+        assert_eq!(st.head_digest(), head1);
+        assert_eq!(
+            st.ignored.iter().map(|i| i.why).collect::<Vec<_>>(),
+            [
+                "untrusted_signature",
+                "malformed",
+                "untrusted_signature",
+                "untrusted_signature"
+            ]
+        );
+        // A genuine successor counts; replaying the first record is stale.
+        let second = sign_body(PIN_PAYLOAD_TYPE, &body(&head1, PinEvent::Revoke, "a"), &k).unwrap();
+        st.apply(
+            6,
+            "",
+            open_signed(PIN_PAYLOAD_TYPE, &bytes(&second), &trusted),
+        );
+        assert_ne!(st.head_digest(), head1);
+        st.apply(
+            7,
+            "",
+            open_signed(PIN_PAYLOAD_TYPE, &bytes(&first), &trusted),
+        );
+        assert_eq!(st.ignored.last().unwrap().why, "stale");
+        assert_eq!(st.history.len(), 2);
+        assert_eq!(st.head.as_ref().unwrap().body.event, PinEvent::Revoke);
+        // Any pin record, even an ignored one, ends first contact.
+        let mut fresh = PinState::empty("s");
+        unsigned["prev"] = json!(NO_PIN);
+        fresh.apply(
+            1,
+            "",
+            open_signed(PIN_PAYLOAD_TYPE, &bytes(&unsigned), &trusted),
+        );
+        assert!(fresh.head.is_none());
+        assert!(!fresh.first_contact());
+    }
+}
