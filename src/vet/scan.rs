@@ -310,6 +310,7 @@ pub struct Ruleset {
     clause: Regex,
     sec_source: Regex,
     base64_run: Regex,
+    separated_hex: Regex,
     canonical: Value,
     digest: String,
 }
@@ -400,6 +401,7 @@ impl Ruleset {
             clause: compile(rules::CLAUSE_BREAK)?,
             sec_source: compile_any(rules::secret_names::SOURCE)?,
             base64_run: compile(r"[A-Za-z0-9+/_-]{24,}={0,2}")?,
+            separated_hex: compile(rules::SEPARATED_HEX)?,
             canonical,
             digest,
         })
@@ -503,7 +505,10 @@ fn canonical_description() -> Value {
                 "token_guard": sn::TOKEN_GUARD,
                 "source": sn::SOURCE,
             },
+            "quoted_mention_rules": rules::QUOTED_MENTION_RULES,
+            "quotes": rules::QUOTES,
             "blobs": {
+                "separated_hex": rules::SEPARATED_HEX,
                 "base64_min": rules::BASE64_MIN,
                 "hex_min": rules::HEX_MIN,
                 "hex_digest_lengths": rules::HEX_DIGEST_LENGTHS,
@@ -670,6 +675,11 @@ fn normalise(orig: &str, full: bool) -> Norm {
         };
         for c in out.chars() {
             if is_invisible(c) || (c.is_control() && !c.is_whitespace()) {
+                if full {
+                    n.changed = true;
+                } else {
+                    n.push(c, cs, ce);
+                }
                 continue;
             }
             if c.is_whitespace() {
@@ -996,6 +1006,11 @@ impl<'r> Scan<'r> {
                 if def.negatable && self.negated(&norm.text, m.start()) {
                     continue;
                 }
+                if rules::QUOTED_MENTION_RULES.contains(&def.id)
+                    && quoted(&norm.text, m.start(), m.end())
+                {
+                    continue;
+                }
                 let (s, e) = norm.original(m.start(), m.end());
                 out.push((def.id, excerpt(orig.get(s..e).unwrap_or(""))));
                 break;
@@ -1141,6 +1156,36 @@ impl<'r> Scan<'r> {
     }
 
     fn blobs(&mut self, s: &str, ptr: &str, depth: usize, decoded: bool) {
+        let spaced: Vec<(usize, usize)> = self
+            .rs
+            .separated_hex
+            .find_iter(s)
+            .map(|m| (m.start(), m.end()))
+            .collect();
+        for (hs, he) in spaced {
+            let run = &s[hs..he];
+            let digits: String = run
+                .replace("\\x", "")
+                .chars()
+                .filter(char::is_ascii_hexdigit)
+                .collect();
+            if let Some(b) = crate::hex::decode_any(&digits)
+                && let Ok(t) = std::str::from_utf8(&b)
+                && is_text(t)
+            {
+                let worst = if depth < MAX_DECODE_DEPTH {
+                    self.rescan(t, ptr, depth)
+                } else {
+                    None
+                };
+                let id = match worst {
+                    Some(Severity::High | Severity::Critical) => "VET-ENC-001",
+                    Some(_) => "VET-ENC-002",
+                    None => "VET-ENC-003",
+                };
+                self.add(id, ptr, excerpt(run), decoded);
+            }
+        }
         let runs: Vec<(usize, usize)> = self
             .rs
             .base64_run
@@ -1244,6 +1289,14 @@ impl<'r> Scan<'r> {
     }
 }
 
+/// Whether `text[s..e]` stands between quotation marks.
+fn quoted(text: &str, s: usize, e: usize) -> bool {
+    let before = text[..s].trim_end().chars().next_back();
+    let after = text[e..].trim_start().chars().next();
+    before.is_some_and(|c| rules::QUOTES.contains(c))
+        && after.is_some_and(|c| rules::QUOTES.contains(c))
+}
+
 /// Strings of a value, joined by newlines, at most 4 KiB.
 fn collect_strings(v: &Value, out: &mut String, depth: usize) {
     const CAP: usize = 4096;
@@ -1306,6 +1359,6 @@ fn is_text(t: &str) -> bool {
         .filter(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r'))
         .filter(|c| *c != '\u{FFFD}')
         .count();
-    let letters = t.chars().filter(|c| c.is_alphabetic()).count();
+    let letters = t.chars().filter(|c| c.is_alphanumeric()).count();
     printable * 1000 >= total * rules::PRINTABLE_PER_MILLE && letters * 4 >= total
 }

@@ -609,10 +609,10 @@ pub(super) const CODE_RULES: &[CodeRuleDef] = &[
         family: HiddenUnicode,
         severity: High,
         advisory: false,
-        rationale: "look-alike characters (fullwidth, mathematical, homoglyphs) hide text that a rule matches only after NFKC and homoglyph folding",
+        rationale: "invisible or look-alike characters (zero-width, fullwidth, mathematical, homoglyphs) hide text that a rule matches only after normalisation",
         params: &[(
             "compare",
-            "non-advisory text rules on NFKC+fold form vs plain lower-cased form",
+            "non-advisory text rules on the normalised form vs the lower-cased form with invisible characters kept",
         )],
     },
     CodeRuleDef {
@@ -767,6 +767,26 @@ pub(super) mod secret_names {
         "encryptionkey",
         "masterkey",
         "webhooksecret",
+        "motdepasse",
+        "senha",
+        "passwort",
+        "kennwort",
+        "contraseña",
+        "contrasena",
+        "cvv",
+        "cvc",
+        "cvv2",
+        "pin",
+        "conversationhistory",
+        "chathistory",
+        "systemprompt",
+        "envvars",
+        "environmentvariables",
+        "mcpconfig",
+        "otp",
+        "totp",
+        "twofactorcode",
+        "mfacode",
     ];
     /// A word that makes the name secret-shaped wherever it occurs.
     pub const WORDS: &[&str] = &[
@@ -780,6 +800,12 @@ pub(super) mod secret_names {
         "apikey",
         "privatekey",
         "pwd",
+        "senha",
+        "passwort",
+        "kennwort",
+        "contraseña",
+        "cvv",
+        "mnemonic",
     ];
     /// Adjacent word pairs that make the name secret-shaped.
     pub const PAIRS: &[(&str, &str)] = &[
@@ -800,6 +826,14 @@ pub(super) mod secret_names {
         ("signing", "key"),
         ("encryption", "key"),
         ("master", "key"),
+        ("card", "number"),
+        ("credit", "card"),
+        ("conversation", "history"),
+        ("chat", "history"),
+        ("system", "prompt"),
+        ("mot", "de"),
+        ("env", "dump"),
+        ("security", "code"),
     ];
     /// A last word that makes the name descriptive, not a secret
     /// (`password_min_length`, `token_count`).
@@ -1002,6 +1036,18 @@ pub(super) const HOMOGLYPHS: &[(char, char)] = &[
     ('Υ', 'y'),
     ('Χ', 'x'),
 ];
+
+/// Rules whose match is a mention, not an instruction, when the matched
+/// text stands between quotation marks ("text like 'ignore previous
+/// instructions' raises the score").
+pub(super) const QUOTED_MENTION_RULES: &[&str] = &["VET-INJ-001", "VET-INJ-002", "VET-CON-001"];
+/// Quotation marks for [`QUOTED_MENTION_RULES`].
+pub(super) const QUOTES: &str = "'\"`\u{2018}\u{2019}\u{201C}\u{201D}\u{00AB}\u{00BB}";
+
+/// Hex written with separators: `\x41\x42…`, `41 42 43 …`, `41:42:…`
+/// (at least 16 bytes); the separators are removed before decoding.
+pub(super) const SEPARATED_HEX: &str =
+    r"(?:\\x[0-9a-fA-F]{2}){16,}|(?:[0-9a-fA-F]{2}[ :,]){15,}[0-9a-fA-F]{2}";
 
 /// Blob thresholds.
 pub(super) const BASE64_MIN: usize = 24;
