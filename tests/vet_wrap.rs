@@ -129,18 +129,21 @@ fn official_servers_pass_vetting_and_pin_stably_across_restarts() {
         &[&root.display().to_string()],
     );
     for (log, server) in [("everything.log", everything()), ("fs.log", filesystem)] {
-        let direct = sdk("sdk-client.mjs", &env, list_twice(), &server);
+        // server-everything registers a tool after the handshake: list once
+        // it has.
+        let settled = json!({"steps": [{"op": "sleep", "ms": 1000}, {"op": "list"}]});
+        let direct = sdk("sdk-client.mjs", &env, settled.clone(), &server);
         let mut runs = Vec::new();
         for _ in 0..2 {
             let r = sdk(
                 "sdk-client.mjs",
                 &env,
-                list_twice(),
+                settled.clone(),
                 &env.wrap(log, &[], &server),
             );
-            runs.push(listed(&r, 0));
+            runs.push(listed(&r, 1));
         }
-        assert_eq!(runs[0], listed(&direct, 0), "{log}: a tool was withheld");
+        assert_eq!(runs[0], listed(&direct, 1), "{log}: a tool was withheld");
         assert_eq!(
             runs[0], runs[1],
             "{log}: the listing changed across restarts"

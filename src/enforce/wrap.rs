@@ -1387,6 +1387,14 @@ impl State {
             }
             return (0, verdict);
         };
+        if verdict
+            .tools
+            .iter()
+            .any(|t| matches!(t.reason, Reason::Changed | Reason::Renamed | Reason::New))
+        {
+            // First use is over for this session (`crate::vet::gate`).
+            self.vet.first_use = false;
+        }
         let mut ticket = match self.evidence.queue(KIND_VERDICT, &signed) {
             Ok(t) => t,
             Err(e) => {

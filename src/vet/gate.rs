@@ -19,7 +19,8 @@
 //!    and pinned (`tofu`) unless the scan blocks it; with it,
 //!    `pending_approval`; otherwise `new`. A tool a server adds later in
 //!    its first session is still first use (servers register tools after
-//!    the handshake); a pinned definition that changes never is.
+//!    the handshake), until a listing changes or drops a pinned tool; a
+//!    pinned definition that changes never is.
 //!
 //! Then, with `on_change = "block_server"`, any withheld tool withholds
 //! every tool (`server_blocked`). The instructions follow the same steps
@@ -157,7 +158,17 @@ pub fn judge(
 ) -> VerdictBody {
     let server_wide = server_reason(pins, launch);
     let pinned = pins.tools();
-    let first = first_use;
+    // A listing that changes or drops a pinned tool ends first use: what
+    // is added next to a rug pull is not trusted on first use.
+    let tampered = pinned.is_some_and(|p| {
+        p.iter().any(|(n, t)| {
+            tools
+                .iter()
+                .find(|(name, _)| name == n)
+                .is_none_or(|(_, def)| digest_of(def) != t.digest)
+        })
+    });
+    let first = first_use && !tampered;
     let mut score: u32 = 0;
     let mut out = Vec::with_capacity(tools.len());
     // Pinned tools that are not listed under their name: rename sources.
