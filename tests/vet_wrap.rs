@@ -262,6 +262,23 @@ fn poisoned_tools_are_withheld_with_their_rule_ids_and_the_others_still_work() {
             .unwrap();
         assert_eq!(d["decision"], "block");
         assert_eq!(d["rule"], "vet.scan_blocked");
+        // A receipt for the verdict verifies offline.
+        let receipt = env.path("verdict.receipt");
+        let out = Command::new(vouch())
+            .arg("receipt")
+            .arg(env.path("p.log"))
+            .args(["--seq", &v["_seq"].to_string(), "--out"])
+            .arg(&receipt)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let out = Command::new(vouch())
+            .args(["receipt", "verify", "--pub"])
+            .arg(env.path("k.pub"))
+            .arg(&receipt)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
         // First use pinned only what passed.
         let p = pins_of(&env, "p.log");
         assert!(p[0]["tools"].get(bad).is_none(), "{mode}: {p:?}");
