@@ -104,9 +104,11 @@ pub struct TextChange {
 }
 
 impl Review {
-    /// Something waits for an operator.
+    /// Something waits for an operator (or the log holds vetting records
+    /// that do not count: written without the key, or replayed).
     pub fn needs_attention(&self) -> bool {
         !self.tools.is_empty()
+            || !self.ignored.is_empty()
             || self.launch_change.is_some()
             || self.instructions_change.is_some()
             || self.server_revoked
@@ -471,4 +473,67 @@ pub fn commit(log: &Path, key: &SignerKey, body: &PinBody) -> Result<u64> {
         server: body.server.clone(),
         seq: after.head.as_ref().map_or(seq, |h| h.seq),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vet::gate::{VetOptions, judge};
+    use crate::vet::record::{KIND_VERDICT, VERDICT_PAYLOAD_TYPE};
+    use crate::vet::scan::Ruleset;
+    use serde_json::json;
+
+    #[test]
+    fn approve_pins_what_was_reviewed_and_a_second_approval_on_the_same_state_is_stale() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("l.jsonl");
+        let key = SignerKey::from_seed("vet.test/log", &[9; 32]).unwrap();
+        let keys = crate::chain::TrustedKeys::new([key.verifier()]).unwrap();
+        let tools = vec![(
+            "echo".to_owned(),
+            json!({"name": "echo", "description": "Echo the text."}),
+        )];
+        let launch = Launch::of(std::ffi::OsStr::new("srv"), &[]);
+        let opts = VetOptions {
+            require_approval: true,
+            ..VetOptions::default()
+        };
+        let v = judge(
+            Ruleset::builtin(),
+            &opts,
+            &PinState::empty("s"),
+            true,
+            "s",
+            &launch,
+            &tools,
+            None,
+        );
+        let signed = sign_body(VERDICT_PAYLOAD_TYPE, &v, &key).unwrap();
+        crate::chain::writer::append_covered(&log, &key, &[(KIND_VERDICT, &signed)]).unwrap();
+
+        let state = super::super::pins::load(&log, &keys, "s").unwrap();
+        let rev = review(&state);
+        assert!(rev.needs_attention());
+        assert_eq!(rev.tools[0].change, ChangeKind::Added);
+        let a = plan(&state, Action::Approve, &[], Some("ok")).unwrap();
+        let b = plan(&state, Action::Revoke, &[], None).unwrap();
+        assert_eq!(a.tools["echo"].via, PinVia::Approved);
+        assert_eq!(
+            a.reviewed.as_ref().unwrap().seq,
+            rev.pending.as_ref().unwrap().seq
+        );
+        commit(&log, &key, &a).unwrap();
+        // b was planned on the state before a: it lands stale.
+        let err = commit(&log, &key, &b).unwrap_err();
+        assert!(matches!(err, Error::Vet(VetError::Raced { .. })), "{err}");
+        let after = super::super::pins::load(&log, &keys, "s").unwrap();
+        assert_eq!(after.head.as_ref().unwrap().body.event, PinEvent::Approve);
+        assert_eq!(after.ignored.len(), 1);
+        assert!(!review(&after).tools.iter().any(|t| t.name == "echo"));
+        // Nothing pending now: approving again is refused.
+        assert!(plan(&after, Action::Approve, &[], None).is_err());
+        // Another key cannot commit into this log's pins.
+        let other = SignerKey::from_seed("vet.test/log", &[8; 32]).unwrap();
+        assert!(commit(&log, &other, &b).is_err());
+    }
 }
