@@ -1327,6 +1327,17 @@ impl State {
     /// Judges a listing (`crate::vet::gate`), records the verdict and, on
     /// first use, the pins; returns the last ticket and the verdict.
     fn vet_listing(&mut self, listing: &[(String, Value)]) -> (u64, VerdictBody) {
+        if self.vet.pins.log_id.is_none() {
+            // A log this session started: its first record is written
+            // (the session's start, flushed before anything reached the
+            // server).
+            // Unreadable: pins made now will not count when read back.
+            self.vet.pins.log_id =
+                Some(crate::vet::pins::fresh_log_id(&self.log).unwrap_or_else(|| "unknown".into()));
+        }
+        if gate::ends_first_use(&self.vet.pins, listing) {
+            self.vet.first_use = false;
+        }
         let instructions = self.vet.instructions.as_ref().map(|(_, v)| v.clone());
         let mut verdict = gate::judge(
             self.vet.ruleset,
@@ -1387,14 +1398,6 @@ impl State {
             }
             return (0, verdict);
         };
-        if verdict
-            .tools
-            .iter()
-            .any(|t| matches!(t.reason, Reason::Changed | Reason::Renamed | Reason::New))
-        {
-            // First use is over for this session (`crate::vet::gate`).
-            self.vet.first_use = false;
-        }
         let mut ticket = match self.evidence.queue(KIND_VERDICT, &signed) {
             Ok(t) => t,
             Err(e) => {
@@ -1442,8 +1445,17 @@ impl State {
     /// result; returns the bytes to forward (without the text when it is
     /// withheld).
     fn vet_instructions(&mut self, bytes: &[u8], result: &Value) -> Vec<u8> {
-        let Some(text) = result.get("instructions").and_then(Value::as_str) else {
+        let Some(found) = result.get("instructions") else {
             return bytes.to_vec();
+        };
+        let Some(text) = found.as_str() else {
+            // Not text: nothing a client should put in a prompt; removed.
+            self.anomaly(
+                "server",
+                "instructions_not_a_string",
+                serde_json::json!({"type": json_type(found)}),
+            );
+            return without_instructions(bytes);
         };
         let verdict = gate::judge_instructions(
             self.vet.ruleset,
@@ -1458,16 +1470,7 @@ impl State {
         if !withheld {
             return bytes.to_vec();
         }
-        let mut msg: Value = match serde_json::from_slice(bytes) {
-            Ok(v) => v,
-            Err(_) => return bytes.to_vec(),
-        };
-        if let Some(r) = msg.get_mut("result").and_then(Value::as_object_mut) {
-            r.remove("instructions");
-        }
-        let mut out = serde_json::to_vec(&msg).unwrap_or_else(|_| bytes.to_vec());
-        out.push(b'\n');
-        out
+        without_instructions(bytes)
     }
 
     fn fetch_failed(&mut self, why: &str) {
@@ -2377,6 +2380,29 @@ impl State {
         if self.is_modern() && self.server_has_tools {
             self.start_fetch();
         }
+    }
+}
+
+/// A response with `result.instructions` removed (parsed before, so it is
+/// JSON; if it were not, nothing of it is sent).
+fn without_instructions(bytes: &[u8]) -> Vec<u8> {
+    let Ok(mut msg) = serde_json::from_slice::<Value>(bytes) else {
+        return Vec::new();
+    };
+    if let Some(r) = msg.get_mut("result").and_then(Value::as_object_mut) {
+        r.remove("instructions");
+    }
+    serde_json::to_vec(&msg).unwrap_or_default()
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
     }
 }
 

@@ -54,15 +54,22 @@ impl Default for VetOptions {
 }
 
 /// The weight of a finding in a verdict's score.
-fn weight(f: &Finding) -> u32 {
-    if f.advisory {
+fn weight(severity: Severity, advisory: bool) -> u32 {
+    if advisory {
         return 0;
     }
-    match f.severity {
-        Severity::Low => 1,
-        Severity::Medium => 3,
-        Severity::High => 10,
-        Severity::Critical => 25,
+    WEIGHTS
+        .iter()
+        .find(|(s, _)| *s == severity)
+        .map_or(0, |(_, w)| *w)
+}
+
+/// An unpinned tool or text that the scan does not block (steps 6).
+fn unpinned(first_use: bool, opts: &VetOptions) -> Reason {
+    match (first_use, opts.require_approval) {
+        (true, true) => Reason::PendingApproval,
+        (true, false) => Reason::Tofu,
+        (false, _) => Reason::New,
     }
 }
 
@@ -119,14 +126,8 @@ pub fn judge_instructions(
         Reason::Changed
     } else if scan_blocked {
         Reason::ScanBlocked
-    } else if first_use {
-        if opts.require_approval {
-            Reason::PendingApproval
-        } else {
-            Reason::Tofu
-        }
     } else {
-        Reason::New
+        unpinned(first_use, opts)
     };
     let status = if reason.allows() {
         Status::Allowed
@@ -140,6 +141,19 @@ pub fn judge_instructions(
         findings: recorded(&findings),
         text: (reason != Reason::Pinned).then(|| text.to_owned()),
     }
+}
+
+/// A listing that changes or drops a pinned tool ends first use for the
+/// session: what is added next to a rug pull is not trusted on first use.
+pub fn ends_first_use(pins: &PinState, tools: &[(String, Value)]) -> bool {
+    pins.tools().is_some_and(|p| {
+        p.iter().any(|(n, t)| {
+            tools
+                .iter()
+                .find(|(name, _)| name == n)
+                .is_none_or(|(_, def)| digest_of(def) != t.digest)
+        })
+    })
 }
 
 /// The verdict on a listing. `tools` are (name, definition) in the
@@ -158,17 +172,7 @@ pub fn judge(
 ) -> VerdictBody {
     let server_wide = server_reason(pins, launch);
     let pinned = pins.tools();
-    // A listing that changes or drops a pinned tool ends first use: what
-    // is added next to a rug pull is not trusted on first use.
-    let tampered = pinned.is_some_and(|p| {
-        p.iter().any(|(n, t)| {
-            tools
-                .iter()
-                .find(|(name, _)| name == n)
-                .is_none_or(|(_, def)| digest_of(def) != t.digest)
-        })
-    });
-    let first = first_use && !tampered;
+    let first = first_use && !ends_first_use(pins, tools);
     let mut score: u32 = 0;
     let mut out = Vec::with_capacity(tools.len());
     // Pinned tools that are not listed under their name: rename sources.
@@ -182,7 +186,12 @@ pub fn judge(
         .unwrap_or_default();
     for (name, def) in tools {
         let findings = ruleset.scan_tool(def);
-        score = score.saturating_add(findings.iter().map(weight).sum());
+        score = score.saturating_add(
+            findings
+                .iter()
+                .map(|f| weight(f.severity, f.advisory))
+                .sum(),
+        );
         let digest = digest_of(def);
         let scan_blocked = blocks(&findings, opts.block_at);
         let pin = pinned.and_then(|p| p.get(name));
@@ -211,14 +220,8 @@ pub fn judge(
             Reason::Renamed
         } else if scan_blocked {
             Reason::ScanBlocked
-        } else if first {
-            if opts.require_approval {
-                Reason::PendingApproval
-            } else {
-                Reason::Tofu
-            }
         } else {
-            Reason::New
+            unpinned(first, opts)
         };
         out.push(ToolVerdict {
             name: name.clone(),
@@ -240,13 +243,7 @@ pub fn judge(
         score = score.saturating_add(
             i.findings
                 .iter()
-                .filter(|f| !f.advisory)
-                .map(|f| match f.severity {
-                    Severity::Low => 1,
-                    Severity::Medium => 3,
-                    Severity::High => 10,
-                    Severity::Critical => 25,
-                })
+                .map(|f| weight(f.severity, f.advisory))
                 .sum(),
         );
     }
@@ -270,6 +267,7 @@ pub fn judge(
                 .as_ref()
                 .is_some_and(|i| i.reason == Reason::Tofu));
     VerdictBody {
+        log: pins.log_id.clone().unwrap_or_default(),
         server: server.to_owned(),
         launch: launch.clone(),
         ruleset: RulesetRef {
@@ -327,6 +325,7 @@ pub fn tofu_pin(
         })
         .or_else(|| pins.instructions().cloned());
     PinBody {
+        log: pins.log_id.clone().unwrap_or_default(),
         server: verdict.server.clone(),
         event: PinEvent::Tofu,
         prev: verdict.pin.clone(),
@@ -380,6 +379,7 @@ mod tests {
         let k = SignerKey::from_seed("vet.test/log", &[3; 32]).unwrap();
         let keys = crate::chain::TrustedKeys::new([k.verifier()]).unwrap();
         let mut st = PinState::empty("s");
+        st.log_id = Some("sha256:this-log".into());
         let body = sign_body(PIN_PAYLOAD_TYPE, &tofu_pin(v, tools, &st), &k).unwrap();
         let bytes = serde_json::to_vec(&body).unwrap();
         st.apply(1, "", open_signed(PIN_PAYLOAD_TYPE, &bytes, &keys));

@@ -4,9 +4,13 @@
 //! that does not verify yields no pins at all (an error). Of the
 //! `tool_pin` records naming the server, a record counts only if
 //! 1. its signature is a statement by a trusted key
-//!    ([`super::record::open_signed`], the trust path), and
-//! 2. its `prev` names the record that is the server's current head (the
+//!    ([`super::record::open_signed`], the trust path),
+//! 2. it names this log (`log`: the digest of the log's first record), and
+//! 3. its `prev` names the record that is the server's current head (the
 //!    first one names `none`).
+//!
+//! A `tool_vet` record counts under 1 and 2 and when its `pin` is the head
+//! at that point (a verdict judged against older pins is stale).
 //!
 //! Anything else (unsigned, signed by another key, ill-formed, stale or
 //! replayed) is listed in [`PinState::ignored`] and changes nothing. An
@@ -25,6 +29,7 @@ use crate::chain::read::read_log;
 use crate::chain::{TrustedKeys, VerifyOptions};
 use crate::{Error, Result};
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::Path;
 
 /// The record a server's pins now come from.
@@ -43,7 +48,7 @@ pub struct Ignored {
     pub seq: u64,
     /// `tool_pin` or `tool_vet`.
     pub kind: &'static str,
-    /// `untrusted_signature`, `malformed` or `stale`.
+    /// `untrusted_signature`, `malformed`, `other_log` or `stale`.
     pub why: &'static str,
     pub detail: String,
 }
@@ -92,6 +97,9 @@ pub struct PinState {
     pub last_verdict: Option<Pending>,
     /// Records in the log when read.
     pub records: u64,
+    /// The log's identity ([`super::record::log_id`]), once it has a
+    /// first record.
+    pub log_id: Option<String>,
 }
 
 impl PinState {
@@ -143,6 +151,15 @@ impl PinState {
         match opened {
             Err(e) => self.ignored.push(Ignored::of(seq, KIND_PIN, e)),
             Ok((body, digest)) => {
+                if Some(&body.log) != self.log_id.as_ref() {
+                    self.ignored.push(Ignored {
+                        seq,
+                        kind: KIND_PIN,
+                        why: "other_log",
+                        detail: format!("names the log {}, not this one", body.log),
+                    });
+                    return;
+                }
                 if body.prev != self.head_digest() {
                     self.ignored.push(Ignored {
                         seq,
@@ -169,6 +186,32 @@ impl PinState {
     }
 
     fn verdict(&mut self, seq: u64, ts: &str, body: VerdictBody, digest: String) {
+        let why = if Some(&body.log) != self.log_id.as_ref() {
+            Some((
+                "other_log",
+                format!("names the log {}, not this one", body.log),
+            ))
+        } else if body.pin != self.head_digest() {
+            Some((
+                "stale",
+                format!(
+                    "judged against pins {}; the current ones are {}",
+                    body.pin,
+                    self.head_digest()
+                ),
+            ))
+        } else {
+            None
+        };
+        if let Some((why, detail)) = why {
+            self.ignored.push(Ignored {
+                seq,
+                kind: KIND_VERDICT,
+                why,
+                detail,
+            });
+            return;
+        }
         let p = Pending {
             seq,
             ts: ts.to_owned(),
@@ -185,6 +228,20 @@ fn ts_of(line: &[u8]) -> String {
         .ok()
         .and_then(|v| v.get("ts")?.as_str().map(str::to_owned))
         .unwrap_or_default()
+}
+
+/// The identity of a log that has just been started: from the first line
+/// of the file (`None` if it has none yet or cannot be read). For a log
+/// read with [`load`], use [`PinState::log_id`].
+pub fn fresh_log_id(log: &Path) -> Option<String> {
+    use std::io::BufRead;
+    let f = std::fs::File::open(log).ok()?;
+    let mut line = Vec::new();
+    std::io::BufReader::new(f)
+        .take(crate::chain::record::MAX_LINE_LEN as u64 + 1)
+        .read_until(b'\n', &mut line)
+        .ok()?;
+    line.strip_suffix(b"\n").map(super::record::log_id)
 }
 
 /// Reads and verifies `log` with `keys` and returns the pins of `server`.
@@ -212,6 +269,9 @@ pub fn load(log: &Path, keys: &TrustedKeys, server: &str) -> Result<PinState> {
         server: Option<std::borrow::Cow<'a, str>>,
     }
     let report = read_log(log, &opts, &mut |r| {
+        if r.seq == 0 {
+            state.log_id = Some(super::record::log_id(r.line));
+        }
         let kind = match r.kind {
             k if k == KIND_PIN.as_bytes() => KIND_PIN,
             k if k == KIND_VERDICT.as_bytes() => KIND_VERDICT,
@@ -273,6 +333,7 @@ mod tests {
             },
         );
         PinBody {
+            log: "sha256:this-log".into(),
             server: "s".into(),
             event,
             prev: prev.into(),
@@ -303,6 +364,7 @@ mod tests {
         let k = key(1);
         let trusted = keys(&k);
         let mut st = PinState::empty("s");
+        st.log_id = Some("sha256:this-log".into());
         assert!(st.first_contact());
         let first = sign_body(PIN_PAYLOAD_TYPE, &body(NO_PIN, PinEvent::Tofu, "a"), &k).unwrap();
         st.apply(
@@ -353,6 +415,15 @@ mod tests {
             "",
             open_signed(PIN_PAYLOAD_TYPE, &bytes(&wrong_type), &trusted),
         );
+        // Genuine, but from another log under the same key: ignored.
+        let mut elsewhere = body(&head1, PinEvent::Approve, "b");
+        elsewhere.log = "sha256:other-log".into();
+        let elsewhere = sign_body(PIN_PAYLOAD_TYPE, &elsewhere, &k).unwrap();
+        st.apply(
+            6,
+            "",
+            open_signed(PIN_PAYLOAD_TYPE, &bytes(&elsewhere), &trusted),
+        );
         assert_eq!(st.head_digest(), head1);
         assert_eq!(
             st.ignored.iter().map(|i| i.why).collect::<Vec<_>>(),
@@ -360,7 +431,8 @@ mod tests {
                 "untrusted_signature",
                 "malformed",
                 "untrusted_signature",
-                "untrusted_signature"
+                "untrusted_signature",
+                "other_log"
             ]
         );
         // A genuine successor counts; replaying the first record is stale.
@@ -381,6 +453,7 @@ mod tests {
         assert_eq!(st.head.as_ref().unwrap().body.event, PinEvent::Revoke);
         // Any pin record, even an ignored one, ends first contact.
         let mut fresh = PinState::empty("s");
+        fresh.log_id = Some("sha256:this-log".into());
         unsigned["prev"] = json!(NO_PIN);
         fresh.apply(
             1,

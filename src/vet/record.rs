@@ -164,6 +164,9 @@ pub struct Sig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PinBody {
+    /// The log it belongs to: [`log_id`] of the log's first record, so a
+    /// record copied from another log (same key, same id) does not count.
+    pub log: String,
     /// The operator's id of the server (`--id`).
     pub server: String,
     pub event: PinEvent,
@@ -328,6 +331,8 @@ pub enum OnChange {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct VerdictBody {
+    /// The log it belongs to (as in [`PinBody::log`]).
+    pub log: String,
     pub server: String,
     pub launch: Launch,
     pub ruleset: RulesetRef,
@@ -360,6 +365,17 @@ pub fn digest_of(v: &Value) -> String {
     format!(
         "sha256:{}",
         crate::hex::encode(&crate::drift::defdiff::full_hash(v))
+    )
+}
+
+/// A log's identity for vetting records: `sha256:` of its first record's
+/// line (seq 0, without the newline). Unique per log: the line holds its
+/// time stamp and body.
+pub fn log_id(first_line: &[u8]) -> String {
+    use sha2::Digest;
+    format!(
+        "sha256:{}",
+        crate::hex::encode(&sha2::Sha256::digest(first_line))
     )
 }
 

@@ -422,6 +422,7 @@ pub fn plan(
         }
     }
     Ok(PinBody {
+        log: state.log_id.clone().unwrap_or_default(),
         server: state.server.clone(),
         event: match action {
             Action::Approve => PinEvent::Approve,
@@ -498,10 +499,15 @@ mod tests {
             require_approval: true,
             ..VetOptions::default()
         };
+        // The log's first record, then a verdict that names the log.
+        crate::chain::writer::append_covered(&log, &key, &[("note", &json!({"hello": 1}))])
+            .unwrap();
+        let mut fresh = PinState::empty("s");
+        fresh.log_id = super::super::pins::fresh_log_id(&log);
         let v = judge(
             Ruleset::builtin(),
             &opts,
-            &PinState::empty("s"),
+            &fresh,
             true,
             "s",
             &launch,
@@ -512,6 +518,7 @@ mod tests {
         crate::chain::writer::append_covered(&log, &key, &[(KIND_VERDICT, &signed)]).unwrap();
 
         let state = super::super::pins::load(&log, &keys, "s").unwrap();
+        assert_eq!(state.log_id, fresh.log_id);
         let rev = review(&state);
         assert!(rev.needs_attention());
         assert_eq!(rev.tools[0].change, ChangeKind::Added);

@@ -381,7 +381,17 @@ fn status(a: StatusArgs) -> ExitCode {
                 .map_err(vouch::Error::ConflictingKeys)?,
             None => keys::load_trusted_keys(&a.pub_keys)?,
         };
+        // A log that is not there is a mistake here (the wrapper creates
+        // it; status only reads).
+        std::fs::metadata(&a.log).map_err(|e| vouch::Error::io(&a.log, e))?;
         let state = pins::load(&a.log, &keys, &a.id)?;
+        if state.head.is_none() && state.last_verdict.is_none() && state.ignored.is_empty() {
+            return Err(VetError::Nothing {
+                server: a.id.clone(),
+                problem: "no tool_vet or tool_pin record in the log names this id".into(),
+            }
+            .into());
+        }
         Ok::<_, vouch::Error>(review::review(&state))
     })();
     let rev = match r {
@@ -412,6 +422,16 @@ fn json_text(v: &Option<serde_json::Value>) -> String {
     }
 }
 
+/// A launch command as a JSON array (each argument quoted, so two
+/// commands that differ show differently) and its digest.
+fn argv(l: &vouch::vet::record::Launch) -> String {
+    format!(
+        "{} ({})",
+        visible(&serde_json::to_string(&l.argv).unwrap_or_default()),
+        short(&l.digest)
+    )
+}
+
 fn render_review(r: &Review) -> String {
     let mut out = String::new();
     out.push_str(&format!("server {}\n", visible(&r.server)));
@@ -424,7 +444,7 @@ fn render_review(r: &Review) -> String {
             if h.ts.is_empty() { "-" } else { &h.ts },
             r.pinned.len(),
             short(&h.digest),
-            visible(&h.launch.argv.join(" "))
+            argv(&h.launch)
         )),
     }
     if r.server_revoked {
@@ -464,9 +484,9 @@ fn render_review(r: &Review) -> String {
     ));
     if let Some((old, new)) = &r.launch_change {
         out.push_str(&format!(
-            "  LAUNCH COMMAND CHANGED (identity): {} -> {}\n",
-            visible(&old.argv.join(" ")),
-            visible(&new.argv.join(" "))
+            "  LAUNCH COMMAND CHANGED (identity):\n    pinned: {}\n    now:    {}\n",
+            argv(old),
+            argv(new)
         ));
     }
     if let Some(i) = &r.instructions_change {
