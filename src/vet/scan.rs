@@ -156,7 +156,7 @@ pub const MAX_DECODE_DEPTH: usize = 2;
 /// Longest excerpt, in characters (an escape counts as one).
 pub const MAX_EXCERPT_CHARS: usize = 120;
 
-const VERSION: &str = "2026.12.1";
+const VERSION: &str = "2026.12.2";
 
 /// Ordered: Low < Medium < High < Critical.
 #[derive(
