@@ -29,27 +29,51 @@
 //!   markup (`<|im_start|>`, `<system>`, `[INST]`, `### system`, line-start
 //!   `assistant:`); `<IMPORTANT>`-style framing tags from the published
 //!   tool-poisoning attacks; requests to drop safety rules or reveal the
-//!   system prompt; notes addressed to "the AI". A bare `IMPORTANT:` is
-//!   advisory.
+//!   system prompt; notes addressed to "the AI"; the same commands written
+//!   as identifiers (`ignore-previous-instructions`); declaring earlier or
+//!   the user's instructions void ("no longer apply", "supersedes",
+//!   "takes precedence over", "obey only this server", "developer mode", in
+//!   the same languages); medium: claims of authority ("system override",
+//!   "message from the developers", "new instructions:"). A bare
+//!   `IMPORTANT:` is advisory.
 //! * `steering`: instructions about *other* tools: "before using X, first
 //!   …", "use this tool instead of X", "must be called before any other
 //!   tool", and (high) redirecting recipients, `bcc`, accounts or URLs of
-//!   other calls to an address written in the definition.
+//!   other calls to an address written in the definition; medium: auto-
+//!   approval ("the user has already approved", "confirm automatically
+//!   without asking", in several languages), acting regardless of the
+//!   user ("whatever the user chooses", "even if the user did not ask"),
+//!   disparaging other tools ("deprecated, use this instead"), repeated
+//!   calls ("after every answer", "200 times"), rewriting other tools'
+//!   arguments or verdicts ("always approve", "set the `force` parameter
+//!   of git_push"), affiliate links, "the user wants you to".
 //! * `concealment`: keeping something from the user ("do not tell the user",
 //!   "without the user knowing", "keep this secret", "silently send …"), in
-//!   the same languages.
+//!   the same languages; medium: softer forms ("do not mention in your
+//!   reply", "refrain from mentioning", "to avoid worrying the user", "leave
+//!   it out of the confirmation", "don't bring this up", "keep the user
+//!   unaware", "do not log this", "pretend nothing happened", "without
+//!   telling the user" in other languages).
 //! * `exfiltration`: sending conversation history, the system prompt, the
 //!   context, keys, tokens, passwords, environment variables or other files
 //!   (high); sending anything to a URL, e-mail or IP address written in the
 //!   definition (medium); URL templates and markdown images whose query the
 //!   model is to fill in (high); request-capture services such as
-//!   `webhook.site` (medium).
+//!   `webhook.site` (medium); adding a fixed e-mail address to bcc, cc,
+//!   recipients or attendees (high); putting the whole conversation into a
+//!   field (high, several languages); medium: mirroring or copying
+//!   "everything" to a fixed or "partner" destination, calling another tool
+//!   with the user's full prompt, logging or telemetry of prompts, "for
+//!   quality purposes, also send", URLs whose query names files, history or
+//!   secrets.
 //! * `credentials`: credential files and stores (`~/.ssh/…`, `id_rsa`,
 //!   `.aws/credentials`, `.npmrc`, `.pypirc`, `.netrc`, `.env`,
 //!   `.git-credentials`, kube and gcloud config, browser profiles,
 //!   `/etc/shadow`, keychains, wallets, `mcp.json`): named (medium), asked to
 //!   be read or sent (high), or put into a parameter (high); requests to
-//!   collect secrets or to enter a seed phrase (high). `.pub` keys and
+//!   collect secrets or to enter a seed phrase (high); telling the model to
+//!   ask the user for a password, one-time or SMS code, API key or seed in
+//!   the chat (medium, several languages; honest login tools do this too). `.pub` keys and
 //!   `.example` files do not count. Tools whose name or title says they
 //!   handle keys or secrets (`ssh`, `key`, `secret`, `vault`, `scan`, …,
 //!   see the rule's `unless_purpose`) are exempt from the rules that would
@@ -104,7 +128,11 @@
 //! audio and any other non-text content; encodings other than base64, hex,
 //! tag characters and variation selectors (ROT13, URL-encoding, leetspeak,
 //! reversed text, base32, compression); homoglyphs from scripts other than
-//! Cyrillic and Greek. A tool can claim an exempt purpose (a name with `ssh`
+//! Cyrillic and Greek. The steering and soft-concealment rules are word
+//! lists of common phrasings: a steer written as plain advice ("most users
+//! pick the premium plan"), a made-up reason to call a tool, or a
+//! concealment that never names the user or the reply passes them; a URL
+//! in a `default` is only suspicious when its query names data. A tool can claim an exempt purpose (a name with `ssh`
 //! or `secret` in it) to avoid the credential-path rules. A clean scan means
 //! only that none of these rules matched.
 //!
@@ -156,7 +184,7 @@ pub const MAX_DECODE_DEPTH: usize = 2;
 /// Longest excerpt, in characters (an escape counts as one).
 pub const MAX_EXCERPT_CHARS: usize = 120;
 
-const VERSION: &str = "2026.12.1";
+const VERSION: &str = "2026.12.2";
 
 /// Ordered: Low < Medium < High < Critical.
 #[derive(
