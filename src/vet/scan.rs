@@ -184,7 +184,7 @@ pub const MAX_DECODE_DEPTH: usize = 2;
 /// Longest excerpt, in characters (an escape counts as one).
 pub const MAX_EXCERPT_CHARS: usize = 120;
 
-const VERSION: &str = "2026.12.2";
+const VERSION: &str = "2026.12.3";
 
 /// Ordered: Low < Medium < High < Critical.
 #[derive(
