@@ -276,9 +276,12 @@ fn poisoned_tools_are_withheld_with_their_rule_ids_and_the_others_still_work() {
             .args(["receipt", "verify", "--pub"])
             .arg(env.path("k.pub"))
             .arg(&receipt)
+            .arg("--allow-unanchored")
             .output()
             .unwrap();
+        // Signed and proven; not anchored (receipt verdicts, FORMAT §10.1).
         assert_eq!(out.status.code(), Some(0), "{out:?}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("(tool_vet)"));
         // First use pinned only what passed.
         let p = pins_of(&env, "p.log");
         assert!(p[0]["tools"].get(bad).is_none(), "{mode}: {p:?}");
@@ -587,6 +590,14 @@ fn a_log_that_does_not_verify_starts_nothing() {
         .output()
         .unwrap();
     assert_eq!(status.status.code(), Some(1));
+    // A log that is not there, or an id no record names: exit 2, not
+    // "nothing to review".
+    for (log, id) in [("missing.log", "test-server"), ("t.log", "other")] {
+        let mut argv = pins_cmd(&env, log, &["status"]);
+        argv[4] = id.into();
+        let out = Command::new(vouch()).args(&argv[1..]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{log} {id}: {out:?}");
+    }
 }
 
 #[test]

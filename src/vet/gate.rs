@@ -438,6 +438,11 @@ mod tests {
         let v6 = judge(rs, &opts, &st, true, "s", &l, &later, None);
         assert_eq!(reasons(&v6), [("echo", "changed"), ("fresh", "new")]);
         assert!(!v6.tofu);
+        // Dropping a pinned tool ends first use too (the next listing's
+        // additions are not pinned on first use).
+        assert!(ends_first_use(&st, &[]));
+        assert!(ends_first_use(&st, &later));
+        assert!(!ends_first_use(&st, &same));
         // Another launch command: everything withheld.
         let v7 = judge(rs, &opts, &st, false, "s", &launch("b"), &same, None);
         assert_eq!(reasons(&v7), [("echo", "identity_changed")]);
