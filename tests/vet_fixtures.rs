@@ -25,7 +25,7 @@ const MIN_BENIGN: usize = 150;
 const MIN_PER_FAMILY: usize = 15;
 const MIN_NON_ENGLISH_POISONED: usize = 20;
 /// The target is 0.90 of the poisoned fixtures flagged or blocked.
-/// Measured with ruleset 2026.12.3: 155/175 = 88.6% (dev split 100%, the
+/// Measured with ruleset 2026.12.4: 155/175 = 88.6% (dev split 100%, the
 /// rules were tuned on it; held-out test split 76.7%), so the target is not
 /// met and docs/VETTING.md says so. This gate holds the measured level
 /// against regressions; raise it as the rules improve, never by tuning on

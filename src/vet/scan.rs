@@ -184,7 +184,7 @@ pub const MAX_DECODE_DEPTH: usize = 2;
 /// Longest excerpt, in characters (an escape counts as one).
 pub const MAX_EXCERPT_CHARS: usize = 120;
 
-const VERSION: &str = "2026.12.3";
+const VERSION: &str = "2026.12.4";
 
 /// Ordered: Low < Medium < High < Critical.
 #[derive(
@@ -1115,7 +1115,9 @@ impl<'r> Scan<'r> {
                 0x200B | 0x200C | 0x200D | 0x2060 | 0xFEFF | 0x180E | 0x00AD
             ) {
                 let alnum = |x: Option<char>| x.is_some_and(|x| x.is_ascii_alphanumeric());
-                if alnum(prev) && alnum(next) {
+                // In a tool's name anywhere: two names that look the same
+                // are two tools.
+                if alnum(prev) && alnum(next) || ptr == "/name" {
                     first.entry("VET-UNI-003").or_insert((at, c.len_utf8()));
                 }
             } else if cp == 0x1B

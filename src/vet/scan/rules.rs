@@ -974,7 +974,7 @@ pub(super) const CODE_RULES: &[CodeRuleDef] = &[
             ("chars", "U+200B U+200C U+200D U+2060 U+FEFF U+180E U+00AD"),
             (
                 "context",
-                "previous and next characters both ASCII letters or digits",
+                "previous and next characters both ASCII letters or digits; anywhere in a tool's /name",
             ),
         ],
     },

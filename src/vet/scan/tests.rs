@@ -1026,3 +1026,11 @@ fn rules_added_from_the_black_box_attack() {
         assert_no_block("t", d);
     }
 }
+
+#[test]
+fn an_invisible_character_anywhere_in_a_name_is_flagged() {
+    let f = rs().scan_tool(&tool("read_file\u{200b}", "Reads a file."));
+    assert!(has(&f, "VET-UNI-003"), "{:?}", rules_of(&f));
+    let f = rs().scan_tool(&tool("read_file", "Reads a file.\u{200b}"));
+    assert!(!has(&f, "VET-UNI-003"), "{:?}", rules_of(&f));
+}
