@@ -286,6 +286,13 @@ type VerdictKey = (String, String, Option<(String, Reason)>);
 /// exited (or the server exits). Returns the exit code to use: the
 /// server's.
 pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::Result<i32> {
+    // Compiling the ruleset takes about 0.2 s: do it while the server
+    // starts, not when its first listing arrives.
+    let _ = std::thread::Builder::new()
+        .name("wrap-ruleset".into())
+        .spawn(|| {
+            Ruleset::builtin();
+        });
     // Pins first: a log that does not verify starts nothing.
     let keys =
         crate::chain::TrustedKeys::new([key.verifier()]).map_err(crate::Error::ConflictingKeys)?;
