@@ -479,6 +479,33 @@ pub fn commit(log: &Path, key: &SignerKey, body: &PinBody) -> Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_change_made_only_of_numbers_is_shown_field_by_field() {
+        let before = json!({"name": "list", "description": "Lists at most 10 files.",
+            "inputSchema": {"type": "object", "properties": {"n": {"type": "integer", "maximum": 10}}}});
+        let after = json!({"name": "list", "description": "Lists at most 10000 files.",
+            "inputSchema": {"type": "object", "properties": {"n": {"type": "integer", "maximum": 10000}}}});
+        let fields = field_changes(Some(&before), Some(&after));
+        let at: Vec<&str> = fields.iter().map(|f| f.pointer.as_str()).collect();
+        assert!(at.contains(&"/description"), "{at:?}");
+        assert!(
+            at.iter()
+                .any(|p| p.starts_with("/inputSchema/properties/n")),
+            "{at:?}"
+        );
+        let d = fields.iter().find(|f| f.pointer == "/description").unwrap();
+        let words = crate::drift::jsondiff::render_words(d.words.as_ref().unwrap());
+        assert!(words.contains("10000"), "{words}");
+        let m = fields
+            .iter()
+            .find(|f| f.pointer.starts_with("/inputSchema/properties/n"))
+            .unwrap();
+        assert!(
+            format!("{:?} {:?}", m.before, m.after).contains("10000"),
+            "{m:?}"
+        );
+    }
     use crate::vet::gate::{VetOptions, judge};
     use crate::vet::record::{KIND_VERDICT, VERDICT_PAYLOAD_TYPE};
     use crate::vet::scan::Ruleset;
