@@ -28,7 +28,10 @@ fn server_everything_behaves_as_without_the_wrapper() {
     }
     let env = Env::new();
     env.policy(ALLOW_ALL);
+    // server-everything registers one tool after the handshake (and says
+    // so with list_changed): list once it has, so both runs see it.
     let script = json!({"steps": [
+        {"op": "sleep", "ms": 1000},
         {"op": "list"},
         {"op": "call", "name": "echo", "arguments": {"message": "hello through vouch"}},
         {"op": "call", "name": "get-sum", "arguments": {"a": 2, "b": 40}},
@@ -48,7 +51,7 @@ fn server_everything_behaves_as_without_the_wrapper() {
     assert_eq!(direct["instructions"], wrapped["instructions"]);
     assert_eq!(wrapped["transportErrors"], json!([]));
     assert_eq!(
-        wrapped["steps"][0]["result"]["tools"]
+        wrapped["steps"][1]["result"]["tools"]
             .as_array()
             .unwrap()
             .len(),
