@@ -867,16 +867,31 @@ fn verify_as_nobody(w: &Work, args: &[&str]) -> std::process::Output {
         chmod(&bin, 0o755);
         bin
     });
-    let o = std::process::Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(bin)
-        .args(["verify", "--format", "json"])
-        .args(args)
-        .current_dir(w.p())
-        .output()
-        .unwrap();
-    no_panic(&o, "verify as nobody");
-    o
+    // The copy was open for writing for a moment; a child another test
+    // thread forked in that moment holds the descriptor until it execs, and
+    // until then exec of the copy fails with ETXTBSY (a kernel race, not
+    // vouch's): run again when that is what happened.
+    let mut tries = 0;
+    loop {
+        let o = std::process::Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(bin)
+            .args(["verify", "--format", "json"])
+            .args(args)
+            .current_dir(w.p())
+            .output()
+            .unwrap();
+        tries += 1;
+        if o.status.code() == Some(126)
+            && String::from_utf8_lossy(&o.stderr).contains("Text file busy")
+            && tries < 100
+        {
+            std::thread::yield_now();
+            continue;
+        }
+        no_panic(&o, "verify as nobody");
+        return o;
+    }
 }
 
 fn readable_tree(w: &Work) {
