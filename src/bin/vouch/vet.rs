@@ -411,7 +411,7 @@ fn status(a: StatusArgs) -> ExitCode {
 
 fn short(d: &str) -> String {
     let hex = d.strip_prefix("sha256:").unwrap_or(d);
-    format!("sha256:{}…", &hex[..hex.len().min(16)])
+    format!("sha256:{}…", visible(&hex.chars().take(16).collect::<String>()))
 }
 
 fn json_text(v: &Option<serde_json::Value>) -> String {
