@@ -89,6 +89,35 @@ pub fn read_log(
     Ok(report)
 }
 
+/// For a caller that acts on records it collected with [`read_log`]: `Ok`
+/// when the log verified (or is only partial), the first failure as
+/// `reject(seq, error)` (evidence rejected), an unreadable log as an I/O
+/// error naming `path`.
+pub fn accept_report(
+    path: &Path,
+    report: &LogReport,
+    reject: impl FnOnce(Option<u64>, super::ChainError) -> Error,
+) -> Result<()> {
+    if let Some(f) = &report.failure {
+        return Err(reject(f.seq, f.error.clone()));
+    }
+    if report.status == LogStatus::Error {
+        return Err(Error::io(
+            path,
+            std::io::Error::other(report.error.clone().unwrap_or_default()),
+        ));
+    }
+    Ok(())
+}
+
+/// The `ts` member of a record line (empty when it has none).
+pub fn record_ts(line: &[u8]) -> String {
+    serde_json::from_slice::<serde_json::Value>(line)
+        .ok()
+        .and_then(|v| v.get("ts")?.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
 /// What a second pass over a log built: the proof hashes and, if asked,
 /// one record line.
 pub struct Built {

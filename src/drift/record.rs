@@ -241,13 +241,6 @@ fn parse<T: serde::de::DeserializeOwned>(
     })
 }
 
-fn ts_of(line: &[u8]) -> String {
-    serde_json::from_slice::<serde_json::Value>(line)
-        .ok()
-        .and_then(|v| v.get("ts")?.as_str().map(str::to_owned))
-        .unwrap_or_default()
-}
-
 /// Reads and verifies `log` with `keys` (the trust path of `vouch
 /// verify`) and returns its drift history. A log that does not verify is
 /// [`DriftError::Chain`]; so is a covered drift record that is not
@@ -271,20 +264,16 @@ pub fn history(log: &Path, keys: &TrustedKeys) -> Result<History> {
             b"drift_check" => KIND_CHECK,
             _ => return,
         };
-        raw.push((r.seq, kind, r.body.to_vec(), ts_of(r.line)));
-    })?;
-    if let Some(f) = &report.failure {
-        return Err(Error::Drift(DriftError::Chain {
-            seq: f.seq,
-            error: f.error.clone(),
-        }));
-    }
-    if report.status == crate::chain::LogStatus::Error {
-        return Err(Error::io(
-            log,
-            std::io::Error::other(report.error.clone().unwrap_or_default()),
+        raw.push((
+            r.seq,
+            kind,
+            r.body.to_vec(),
+            crate::chain::read::record_ts(r.line),
         ));
-    }
+    })?;
+    crate::chain::read::accept_report(log, &report, |seq, error| {
+        Error::Drift(DriftError::Chain { seq, error })
+    })?;
     let covered = report
         .verified
         .as_ref()

@@ -223,13 +223,6 @@ impl PinState {
     }
 }
 
-fn ts_of(line: &[u8]) -> String {
-    serde_json::from_slice::<serde_json::Value>(line)
-        .ok()
-        .and_then(|v| v.get("ts")?.as_str().map(str::to_owned))
-        .unwrap_or_default()
-}
-
 /// The identity of a log that has just been started: from the first line
 /// of the file (`None` if it has none yet or cannot be read). For a log
 /// read with [`load`], use [`PinState::log_id`].
@@ -284,7 +277,7 @@ pub fn load(log: &Path, keys: &TrustedKeys, server: &str) -> Result<PinState> {
         if !named {
             return;
         }
-        let ts = ts_of(r.line);
+        let ts = crate::chain::read::record_ts(r.line);
         if kind == KIND_PIN {
             state.apply(r.seq, &ts, open_signed(PIN_PAYLOAD_TYPE, r.body, keys));
         } else {
@@ -294,18 +287,9 @@ pub fn load(log: &Path, keys: &TrustedKeys, server: &str) -> Result<PinState> {
             }
         }
     })?;
-    if let Some(f) = &report.failure {
-        return Err(Error::Vet(super::VetError::Chain {
-            seq: f.seq,
-            error: f.error.clone(),
-        }));
-    }
-    if report.status == crate::chain::LogStatus::Error {
-        return Err(Error::io(
-            log,
-            std::io::Error::other(report.error.clone().unwrap_or_default()),
-        ));
-    }
+    crate::chain::read::accept_report(log, &report, |seq, error| {
+        Error::Vet(super::VetError::Chain { seq, error })
+    })?;
     state.records = report.records;
     Ok(state)
 }

@@ -411,7 +411,10 @@ fn status(a: StatusArgs) -> ExitCode {
 
 fn short(d: &str) -> String {
     let hex = d.strip_prefix("sha256:").unwrap_or(d);
-    format!("sha256:{}…", visible(&hex.chars().take(16).collect::<String>()))
+    format!(
+        "sha256:{}…",
+        visible(&hex.chars().take(16).collect::<String>())
+    )
 }
 
 fn json_text(v: &Option<serde_json::Value>) -> String {
