@@ -10,10 +10,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 mod mcp_support;
@@ -536,80 +532,6 @@ fn server_requests_are_routed_back_to_the_server() {
 
 // ---- raw protocol ---------------------------------------------------------
 
-struct Raw {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<Value>,
-}
-
-impl Raw {
-    fn start(command: &[String]) -> Raw {
-        let mut child = Command::new(&command[0])
-            .args(&command[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                let v: Value = serde_json::from_str(&line).unwrap_or(json!({"unparsable": line}));
-                if tx.send(v).is_err() {
-                    return;
-                }
-            }
-        });
-        Raw {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    fn send(&mut self, bytes: &[u8]) {
-        self.stdin.write_all(bytes).unwrap();
-        self.stdin.write_all(b"\n").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// The next message matching `pred`, within 10 s.
-    fn expect(&self, pred: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let v = self
-                .lines
-                .recv_timeout(left)
-                .expect("no such message in time");
-            if pred(&v) {
-                return v;
-            }
-        }
-    }
-
-    fn handshake(&mut self, version: &str) {
-        self.send(
-            json!({"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":version,"capabilities":{},"clientInfo":{"name":"raw","version":"1"}}})
-                .to_string()
-                .as_bytes(),
-        );
-        self.expect(|v| v["id"] == "init");
-        self.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-    }
-}
-
-fn received_lines(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_owned)
-        .collect()
-}
-
 #[test]
 fn ids_batches_and_malformed_messages_from_the_client() {
     if !peers_or_skip("ids_batches_and_malformed_messages_from_the_client") {
@@ -661,15 +583,13 @@ fn ids_batches_and_malformed_messages_from_the_client() {
     let blocked = raw.expect(|v| v["id"] == 40);
     assert_eq!(blocked["result"]["isError"], true);
     raw.send(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":40}}"#);
-    // A tool the server did not list is refused without asking it.
+    // A tool the server did not list is refused without asking it, with
+    // the protocol's answer to an unknown tool (a JSON-RPC error, -32602).
     raw.send(br#"{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"not-a-tool","arguments":{}}}"#);
     let unlisted = raw.expect(|v| v["id"] == 41);
-    assert!(
-        unlisted["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap()
-            .contains("not_listed")
-    );
+    assert_eq!(unlisted["error"]["code"], -32602, "{unlisted}");
+    assert_eq!(unlisted["error"]["message"], "Unknown tool: not-a-tool");
+    assert!(unlisted.get("result").is_none(), "{unlisted}");
     // A call sent as a notification (no id) is not forwarded ungated.
     raw.send(br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"write_note","arguments":{"path":"/tmp/x","text":"notif-call-marker"}}}"#);
     // A response to a request the server never sent is dropped.

@@ -83,6 +83,9 @@ pub struct LockedLog {
     origin: String,
     next_seq: u64,
     prev: Hash,
+    /// Whether the log's last record is a `checkpoint` record (so every
+    /// record before it is covered by a signed checkpoint).
+    last_is_checkpoint: bool,
 }
 
 impl LockedLog {
@@ -103,6 +106,7 @@ impl LockedLog {
             origin: origin.to_owned(),
             next_seq: 0,
             prev: record::genesis_prev(origin),
+            last_is_checkpoint: false,
         };
         if len > 0 {
             log.read_last_record()?;
@@ -142,6 +146,7 @@ impl LockedLog {
         }
         self.next_seq = rec.seq + 1;
         self.prev = leaf_hash(&line);
+        self.last_is_checkpoint = rec.kind == record::KIND_CHECKPOINT.as_bytes();
         Ok(())
     }
 
@@ -241,6 +246,9 @@ impl LockedLog {
         self.write_batch(&buf, sync)?;
         self.next_seq = seq;
         self.prev = prev;
+        if let Some((kind, _)) = records.last() {
+            self.last_is_checkpoint = *kind == record::KIND_CHECKPOINT;
+        }
         Ok(appended)
     }
 
@@ -699,7 +707,10 @@ pub struct SessionWriter {
     range: CompactRange,
     /// The leaf of the last record this writer knows of.
     last: Option<Hash>,
-    /// Records appended since the last checkpoint record.
+    /// Records this writer appended that no checkpoint record is known to
+    /// cover. Another writer's appends do not reset it: only a checkpoint
+    /// record after them does (this writer's, or one that is the log's last
+    /// record when this writer next takes the lock).
     uncovered: u64,
 }
 
@@ -736,7 +747,7 @@ impl SessionWriter {
         self.held.as_ref().and_then(|l| l.file.try_clone().ok())
     }
 
-    /// Records appended since the last checkpoint.
+    /// Records this writer appended that no checkpoint is known to cover.
     pub fn uncovered(&self) -> u64 {
         self.uncovered
     }
@@ -785,7 +796,11 @@ impl SessionWriter {
                 ));
             }
             self.last = current;
-            self.uncovered = 0;
+            // Another writer's records do not cover ours; its checkpoint
+            // does, when it is the last record (nothing came after it).
+            if log.last_is_checkpoint {
+                self.uncovered = 0;
+            }
         }
         let (records, made) = make(log.next_seq)?;
         let appended = if records.is_empty() {

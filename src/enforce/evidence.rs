@@ -11,10 +11,17 @@
 //! commit across concurrent calls) and reports the highest ticket durable.
 //! The wrapper holds back whatever the client may see of a decision (the
 //! call's result or its refusal) until the decision's ticket is durable,
-//! while the call itself already runs at the server. A checkpoint is
-//! signed every `checkpoint_every` records or `checkpoint_interval`,
-//! whichever comes first, and when the session ends. If a write or a sync
+//! while the call itself already runs at the server. If a write or a sync
 //! fails, the wrapper refuses every call from then on.
+//!
+//! Cadence: a checkpoint is signed when `checkpoint_every` of this
+//! session's records are uncovered, when the oldest of them has waited
+//! `checkpoint_interval`, and when the session ends. The clock starts at
+//! this session's own first uncovered record, so other writers of the same
+//! log (several wrappers share one log) neither delay it nor reset it: only
+//! a checkpoint record that is the log's last record when this session
+//! next takes the lock counts as covering its records
+//! ([`SessionWriter`]).
 
 use crate::chain::writer::SessionWriter;
 use serde::Serialize;
@@ -147,7 +154,9 @@ pub struct Evidence {
     jobs: Sender<Job>,
     next_ticket: u64,
     queued: Vec<(u64, &'static str, serde_json::Value)>,
-    last_checkpoint: Instant,
+    /// When the oldest record of this session that no checkpoint is known
+    /// to cover was written.
+    uncovered_since: Option<Instant>,
     failed: Option<String>,
 }
 
@@ -171,7 +180,7 @@ impl Evidence {
             jobs,
             next_ticket: 1,
             queued: Vec::new(),
-            last_checkpoint: Instant::now(),
+            uncovered_since: None,
             failed: None,
         }
     }
@@ -207,15 +216,15 @@ impl Evidence {
         }
         let batch = std::mem::take(&mut self.queued);
         let due = self.writer.uncovered() + batch.len() as u64 >= self.cadence.checkpoint_every
-            || self.last_checkpoint.elapsed() >= self.cadence.checkpoint_interval;
+            || self
+                .uncovered_since
+                .is_some_and(|t| t.elapsed() >= self.cadence.checkpoint_interval);
         let tickets: Vec<u64> = batch.iter().map(|(t, _, _)| *t).collect();
         let records: Vec<(&'static str, serde_json::Value)> =
             batch.into_iter().map(|(_, k, v)| (k, v)).collect();
         match self.writer.append_with(due, |_| Ok((records, ()))) {
-            Ok((appended, checkpoint, ())) => {
-                if checkpoint.is_some() {
-                    self.last_checkpoint = Instant::now();
-                }
+            Ok((appended, _, ())) => {
+                self.note_coverage();
                 let through = tickets.last().copied().unwrap_or(0);
                 if let Some(file) = self.writer.sync_handle() {
                     let _ = self.jobs.send(Job::Sync(through, file));
@@ -233,10 +242,22 @@ impl Evidence {
         }
     }
 
+    /// Starts or stops the cadence clock after a write.
+    fn note_coverage(&mut self) {
+        if self.writer.uncovered() == 0 {
+            self.uncovered_since = None;
+        } else if self.uncovered_since.is_none() {
+            self.uncovered_since = Some(Instant::now());
+        }
+    }
+
     /// When the next checkpoint is due (records are waiting for one).
     pub fn checkpoint_due(&self) -> Option<Instant> {
-        (self.writer.uncovered() > 0 && self.failed.is_none())
-            .then(|| self.last_checkpoint + self.cadence.checkpoint_interval)
+        if self.failed.is_some() || self.writer.uncovered() == 0 {
+            return None;
+        }
+        self.uncovered_since
+            .map(|t| t + self.cadence.checkpoint_interval)
     }
 
     /// Signs a checkpoint now if records are waiting for one.
@@ -246,7 +267,7 @@ impl Evidence {
         }
         match self.writer.append_with(true, |_| Ok((Vec::new(), ()))) {
             Ok(_) => {
-                self.last_checkpoint = Instant::now();
+                self.note_coverage();
                 let ticket = self.next_ticket;
                 self.next_ticket += 1;
                 if let Some(file) = self.writer.sync_handle() {

@@ -25,13 +25,26 @@
 //! - **Evidence.** A decision is queued for the log before the call is
 //!   forwarded; the call's result (or its refusal) reaches the client only
 //!   after the decision is durable. If the log cannot be written, every
-//!   later call is refused.
+//!   later call is refused. A call is sent to the server with its decision
+//!   record however the events of one turn fall (a cancel in the same read
+//!   writes the decision and sends the call first), so what the log says
+//!   was forwarded was written to the server's stdin; a write that fails
+//!   (the server is gone) is recorded as `undelivered`.
+//! - **Shutdown.** The session ends when the client closes its side, when
+//!   the server exits, or on SIGTERM, SIGINT or SIGHUP. Either way the
+//!   wrapper closes the server's stdin, waits, then sends SIGTERM and
+//!   SIGKILL to the server's process group (the MCP stdio shutdown), fails
+//!   whatever is still in flight, and writes the `mcp_session` end record
+//!   and a covering checkpoint before it exits. After a signal each wait is
+//!   at most [`SIGNAL_GRACE`] (hosts send SIGKILL about 2 s after SIGTERM);
+//!   a second signal kills the server at once. Signals arrive as events of
+//!   the loop, never inside a write, so no line is torn.
 
 use super::evidence::{
     Asked, Cadence, DecisionRecord, Evidence, KIND_DECISION, KIND_OUTCOME, KIND_SESSION,
     OutcomeRecord, SessionRecord, Written,
 };
-use super::io::{Line, Outlet};
+use super::io::{Line, Outlet, ServerStdin};
 use super::message::{self, Id, Invalid, Kind, code};
 use super::policy::{Action, Policy, RateState};
 use crate::chain::writer::SessionWriter;
@@ -62,6 +75,10 @@ const APPROVE_KEY: &str = "vouch.approve";
 const MAX_ANOMALY_RECORDS: u64 = 100;
 /// How many locally answered ids are remembered (to swallow their cancels).
 const ANSWERED_MEMORY: usize = 4096;
+/// After a signal, the most the wrapper waits for the server at each step
+/// of the shutdown (stdin closed, then SIGTERM), so the end record is
+/// written before a host's SIGKILL.
+pub const SIGNAL_GRACE: Duration = Duration::from_millis(500);
 /// Bounds on the wrapper's own listing of the server's tools.
 const MAX_LIST_PAGES: usize = 100;
 const MAX_TOOLS: usize = 10_000;
@@ -97,7 +114,12 @@ enum Event {
     Client(Line),
     Child(Line),
     Evidence(Written),
-    Tty { id: Id, yes: bool },
+    Tty {
+        id: Id,
+        yes: bool,
+    },
+    /// SIGTERM, SIGINT or SIGHUP.
+    Signal(i32),
 }
 
 fn evidence_event(w: Written) -> Event {
@@ -168,14 +190,19 @@ struct Call {
     ticket: u64,
     decision_seq: u64,
     forwarded_at: Option<Instant>,
+    /// The offset in the server's stdin just after the call's line, once
+    /// written.
+    sent_end: u64,
     cancelled: bool,
 }
 
 /// Something for the server, in order.
 enum ToServer {
     Line(Vec<u8>),
-    /// A forwarded call: its line, once its decision is written.
-    Call(Id),
+    /// A forwarded call: its line, once its decision is written. The line
+    /// travels here (not looked up later), so a cancel handled in the same
+    /// turn cannot unsend a call whose decision says it was sent.
+    Call(Id, Vec<u8>),
 }
 
 enum Stage {
@@ -223,7 +250,7 @@ struct State {
     evidence_failure: Option<String>,
     outbox: VecDeque<Out>,
     to_client: Outlet,
-    to_child: Outlet,
+    to_child: ServerStdin,
     to_server: Vec<ToServer>,
     events: Sender<Event>,
     era: Era,
@@ -245,8 +272,9 @@ struct State {
     answered_set: HashSet<Id>,
     /// Forwarded calls the client cancelled that the server has not
     /// answered: their ids stay taken, so a late answer cannot reach a new
-    /// request that reuses the id.
-    cancelled_open: HashSet<Id>,
+    /// request that reuses the id. With the offset in the server's stdin
+    /// just after the call's line.
+    cancelled_open: HashMap<Id, u64>,
     snapshot: Option<Snapshot>,
     fetch: Option<Fetch>,
     fetch_again: bool,
@@ -258,6 +286,12 @@ struct State {
     anomalies: u64,
     calls: u64,
     client_closed: bool,
+    /// The first stop signal, once one came.
+    stop_signal: Option<i32>,
+    /// How many stop signals came.
+    signals: u32,
+    /// The server's stdin is closed: nothing more reaches it.
+    child_closed: bool,
     vet: Vet,
 }
 
@@ -311,13 +345,23 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
         last_ticket: 0,
     };
     let writer = SessionWriter::open(log, key)?;
-    let mut child = spawn(&opts)?;
+    let (mut child, child_in, unread) = spawn(&opts)?;
     let (events_tx, events) = channel::<Event>();
     let limit = opts.max_message_bytes;
+    let server_gone = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let to_child = match ServerStdin::new(child_in, unread, server_gone.clone()) {
+        Ok(s) => s,
+        Err(e) => {
+            signal_group(&child, "KILL");
+            let _ = child.wait();
+            return Err(spawn_error(
+                &opts,
+                format!("cannot set up the server's stdin: {e}"),
+            ));
+        }
+    };
 
-    let (Some(child_in), Some(child_out), Some(child_err)) =
-        (child.stdin.take(), child.stdout.take(), child.stderr.take())
-    else {
+    let (Some(child_out), Some(child_err)) = (child.stdout.take(), child.stderr.take()) else {
         let _ = child.kill();
         let _ = child.wait();
         return Err(spawn_error(&opts, "the child's pipes are missing".into()));
@@ -326,7 +370,10 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
         let tx = events_tx.clone();
         std::thread::Builder::new()
             .name("wrap-from-server".into())
-            .spawn(move || super::io::read_lines(child_out, limit, tx, Event::Child))?;
+            .spawn(move || {
+                super::io::read_lines(child_out, limit, tx, Event::Child);
+                server_gone.store(true, std::sync::atomic::Ordering::SeqCst);
+            })?;
         let tx = events_tx.clone();
         std::thread::Builder::new()
             .name("wrap-from-client".into())
@@ -340,6 +387,11 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
         let _ = child.kill();
         let _ = child.wait();
         return Err(spawn_error(&opts, format!("cannot start a thread: {e}")));
+    }
+    if let Err(e) = watch_signals(events_tx.clone()) {
+        signal_group(&child, "KILL");
+        let _ = child.wait();
+        return Err(spawn_error(&opts, format!("cannot watch signals: {e}")));
     }
 
     let evidence = Evidence::start(writer, opts.cadence, events_tx.clone(), evidence_event);
@@ -359,7 +411,7 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
         evidence_failure: None,
         outbox: VecDeque::new(),
         to_client: Outlet::new(std::io::stdout()),
-        to_child: Outlet::new(child_in),
+        to_child,
         to_server: Vec::new(),
         events: events_tx,
         era: Era::Unknown,
@@ -377,7 +429,7 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
         own_to_client: HashMap::new(),
         answered: VecDeque::new(),
         answered_set: HashSet::new(),
-        cancelled_open: HashSet::new(),
+        cancelled_open: HashMap::new(),
         snapshot: None,
         fetch: None,
         fetch_again: false,
@@ -386,6 +438,9 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
         anomalies: 0,
         calls: 0,
         client_closed: false,
+        stop_signal: None,
+        signals: 0,
+        child_closed: false,
         vet,
         opts,
     };
@@ -422,22 +477,67 @@ fn spawn_error(opts: &WrapOptions, message: String) -> crate::Error {
     .into()
 }
 
-fn spawn(opts: &WrapOptions) -> crate::Result<Child> {
+/// Starts the server with its stdin on a pipe of the wrapper's own
+/// ([`ServerStdin`]): the write end, and a second handle on the read end.
+fn spawn(opts: &WrapOptions) -> crate::Result<(Child, std::io::PipeWriter, std::io::PipeReader)> {
+    let pipe = std::io::pipe().and_then(|(reader, to)| {
+        let unread = reader.try_clone()?;
+        Ok((reader, to, unread))
+    });
+    let (reader, to, unread) =
+        pipe.map_err(|e| spawn_error(opts, format!("cannot make a pipe: {e}")))?;
     let mut cmd = Command::new(&opts.program);
     cmd.args(&opts.args)
-        .stdin(Stdio::piped())
+        .stdin(Stdio::from(reader))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     {
         use std::os::unix::process::CommandExt;
         cmd.process_group(0);
     }
-    cmd.spawn().map_err(|e| spawn_error(opts, e.to_string()))
+    let child = cmd.spawn().map_err(|e| spawn_error(opts, e.to_string()))?;
+    Ok((child, to, unread))
+}
+
+/// The signals that end a session gracefully.
+const STOP_SIGNALS: [i32; 3] = [
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGHUP,
+];
+
+/// Turns SIGTERM, SIGINT and SIGHUP into events of the loop (from then on
+/// they no longer end the process by themselves).
+fn watch_signals(tx: Sender<Event>) -> std::io::Result<()> {
+    let mut signals = signal_hook::iterator::Signals::new(STOP_SIGNALS)?;
+    std::thread::Builder::new()
+        .name("wrap-signals".into())
+        .spawn(move || {
+            for signal in signals.forever() {
+                if tx.send(Event::Signal(signal)).is_err() {
+                    return;
+                }
+            }
+        })?;
+    Ok(())
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        signal_hook::consts::SIGTERM => "SIGTERM",
+        signal_hook::consts::SIGINT => "SIGINT",
+        signal_hook::consts::SIGHUP => "SIGHUP",
+        _ => "signal",
+    }
+}
+
+fn sha256(bytes: &[u8]) -> [u8; 32] {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).into()
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    crate::hex::encode(&sha2::Sha256::digest(bytes))
+    crate::hex::encode(&sha256(bytes))
 }
 
 /// Sends SIGTERM or SIGKILL to the child's process group with kill(1)
@@ -507,7 +607,7 @@ impl State {
                 match step {
                     0 => {
                         signal_group(child, "TERM");
-                        shutdown_at = Some((Instant::now() + self.opts.shutdown_grace, 1));
+                        shutdown_at = Some((Instant::now() + self.step_grace(), 1));
                     }
                     _ => {
                         signal_group(child, "KILL");
@@ -534,9 +634,10 @@ impl State {
                     // The client is done: close the server's stdin, then
                     // escalate if it does not exit.
                     self.client_closed = true;
-                    self.flush_evidence();
-                    self.to_child.close();
-                    *shutdown_at = Some((Instant::now() + self.opts.shutdown_grace, 0));
+                    self.close_child();
+                    if shutdown_at.is_none() {
+                        *shutdown_at = Some((Instant::now() + self.step_grace(), 0));
+                    }
                 }
                 Some(Event::Child(Line::Data(bytes))) => self.server_line(&bytes),
                 Some(Event::Child(Line::TooLong)) => {
@@ -545,17 +646,60 @@ impl State {
                 Some(Event::Child(Line::Eof)) => return true,
                 Some(Event::Evidence(w)) => self.written(w),
                 Some(Event::Tty { id, yes }) => self.answered_ask(&id, "tty", yes, false),
+                Some(Event::Signal(signal)) => self.stop(signal, shutdown_at),
                 None => {}
             }
         }
         false
     }
 
+    /// How long each step of the shutdown waits for the server.
+    fn step_grace(&self) -> Duration {
+        match self.signals {
+            0 => self.opts.shutdown_grace,
+            1 => self.opts.shutdown_grace.min(SIGNAL_GRACE),
+            _ => Duration::ZERO,
+        }
+    }
+
+    /// Closes the server's stdin after sending what waited for the log.
+    fn close_child(&mut self) {
+        self.flush_evidence();
+        self.to_child.close();
+        self.child_closed = true;
+    }
+
+    /// A stop signal: the first starts the shutdown (or shortens the one
+    /// under way), a second kills the server at once.
+    fn stop(&mut self, signal: i32, shutdown_at: &mut Option<(Instant, u8)>) {
+        self.signals += 1;
+        let now = Instant::now();
+        if self.stop_signal.is_none() {
+            self.stop_signal = Some(signal);
+            eprintln!(
+                "vouch wrap: {} received: ending the session",
+                signal_name(signal)
+            );
+            self.close_child();
+            let grace = self.step_grace();
+            *shutdown_at = Some(match *shutdown_at {
+                None => (now + grace, 0),
+                Some((at, step)) => (at.min(now + grace), step),
+            });
+        } else {
+            eprintln!(
+                "vouch wrap: {} received again: stopping the server now",
+                signal_name(signal)
+            );
+            *shutdown_at = Some((now, 1));
+        }
+    }
+
     fn after_loop(&mut self, events: &Receiver<Event>, child: &mut Child) -> Option<ExitStatus> {
         // The server's stdout is closed (or it was killed): collect it.
-        let status = wait_until(child, Instant::now() + self.opts.shutdown_grace).or_else(|| {
+        let status = wait_until(child, Instant::now() + self.step_grace()).or_else(|| {
             signal_group(child, "TERM");
-            wait_until(child, Instant::now() + self.opts.shutdown_grace)
+            wait_until(child, Instant::now() + self.step_grace())
         });
         let status = status.or_else(|| {
             signal_group(child, "KILL");
@@ -563,21 +707,42 @@ impl State {
         });
         // Drain evidence reports still queued so the outbox can flush.
         while let Ok(e) = events.try_recv() {
-            if let Event::Evidence(w) = e {
-                self.written(w);
+            match e {
+                Event::Evidence(w) => self.written(w),
+                Event::Signal(_) => self.signals += 1,
+                _ => {}
             }
         }
         status
     }
 
     fn finish(mut self, status: Option<ExitStatus>) -> crate::Result<i32> {
+        // Calls decided but not yet written to the server are resolved
+        // first (its stdin is closed: they are recorded as undelivered).
+        self.flush_evidence();
+        self.to_child.close();
+        self.child_closed = true;
+        // What the server never read (it is gone): a call whose line was
+        // still in its stdin pipe was not delivered, whatever the
+        // decision's `forwarded` says.
+        let read = self.to_child.read_by_server();
+        let unread_bytes = self.to_child.written().saturating_sub(read);
+        let mut undelivered: Vec<Value> = self
+            .cancelled_open
+            .iter()
+            .filter(|(_, end)| **end > read)
+            .map(|(id, _)| id.to_value())
+            .collect();
         // Every request still open gets an answer: the server is gone.
         let open: Vec<Id> = self.from_client.keys().cloned().collect();
         for id in open {
             if let Some(req) = self.from_client.remove(&id) {
                 if let ClientReq::Call(call) = &req {
                     if matches!(call.stage, Stage::Forwarded) {
-                        if !call.cancelled {
+                        if call.sent_end > read {
+                            undelivered.push(id.to_value());
+                            self.outcome(&id, call, "undelivered", None, false, None);
+                        } else if !call.cancelled {
                             self.outcome(&id, call, "server_exited", None, false, None);
                         }
                     } else {
@@ -607,18 +772,24 @@ impl State {
         let code = exit_code(status);
         self.session("end", {
             let mut d = serde_json::Map::new();
-            d.insert(
-                "reason".into(),
-                Value::String(
-                    if self.client_closed {
-                        "client_closed"
-                    } else {
-                        "server_exited"
-                    }
-                    .into(),
-                ),
-            );
+            let reason = if self.stop_signal.is_some() {
+                "signal"
+            } else if self.client_closed {
+                "client_closed"
+            } else {
+                "server_exited"
+            };
+            d.insert("reason".into(), Value::String(reason.into()));
+            if let Some(signal) = self.stop_signal {
+                d.insert("signal".into(), Value::String(signal_name(signal).into()));
+            }
             d.insert("exit_code".into(), Value::from(code));
+            if unread_bytes > 0 {
+                d.insert("unread_bytes".into(), Value::from(unread_bytes));
+            }
+            if !undelivered.is_empty() {
+                d.insert("undelivered".into(), Value::Array(undelivered));
+            }
             d.insert("calls".into(), Value::from(self.calls));
             d.insert("anomalies".into(), Value::from(self.anomalies));
             d
@@ -875,7 +1046,7 @@ impl State {
                         "this id is reserved by vouch wrap",
                     ));
                 }
-                if self.from_client.contains_key(&id) || self.cancelled_open.contains(&id) {
+                if self.from_client.contains_key(&id) || self.cancelled_open.contains_key(&id) {
                     return self.send_client(message::error_response(
                         Some(&id),
                         code::INVALID_REQUEST,
@@ -1018,6 +1189,14 @@ impl State {
     }
 
     fn forward_request(&mut self, id: Id, method: &str, bytes: &[u8]) {
+        if self.child_closed {
+            self.remember_answered(id.clone());
+            return self.send_client(message::error_response(
+                Some(&id),
+                code::SERVER_UNAVAILABLE,
+                "vouch wrap is ending the session; the request was not sent",
+            ));
+        }
         self.from_client.insert(
             id,
             ClientReq::Plain {
@@ -1038,15 +1217,27 @@ impl State {
         match self.from_client.get_mut(&id) {
             Some(ClientReq::Call(call)) => match call.stage {
                 Stage::Forwarded => {
+                    // Decided in this turn and not sent yet: write the
+                    // decision and send the call now, so the cancel follows
+                    // a call the server got and the outcome names its
+                    // decision's seq.
+                    if self
+                        .to_server
+                        .iter()
+                        .any(|t| matches!(t, ToServer::Call(c, _) if *c == id))
+                    {
+                        self.flush_evidence();
+                    }
+                    let Some(ClientReq::Call(call)) = self.from_client.remove(&id) else {
+                        // Not delivered after all (recorded as such).
+                        return;
+                    };
                     // Forwarded behind its call (one FIFO); its outcome is
                     // "cancelled", and a late response is not delivered.
-                    call.cancelled = true;
                     self.child_out(bytes.to_vec());
-                    if let Some(ClientReq::Call(call)) = self.from_client.remove(&id) {
-                        self.outcome(&id, &call, "cancelled", None, false, None);
-                    }
+                    self.outcome(&id, &call, "cancelled", None, false, None);
                     if self.cancelled_open.len() < 65_536 {
-                        self.cancelled_open.insert(id.clone());
+                        self.cancelled_open.insert(id.clone(), call.sent_end);
                     }
                     self.remember_answered(id);
                 }
@@ -1133,6 +1324,9 @@ impl State {
     }
 
     fn can_list(&self) -> bool {
+        if self.child_closed {
+            return false;
+        }
         match self.era {
             Era::Modern => self.modern_meta.is_some(),
             Era::Legacy(_) => self.handshake_done,
@@ -1157,7 +1351,7 @@ impl State {
             params.insert("_meta".into(), Value::Object(m));
         }
         self.to_child
-            .send(message::request(id, "tools/list", &Value::Object(params)));
+            .send(&message::request(id, "tools/list", &Value::Object(params)));
     }
 
     fn list_page(&mut self, result: Option<&RawValue>, error: Option<&RawValue>) {
@@ -1648,6 +1842,7 @@ impl State {
             ticket: 0,
             decision_seq: 0,
             forwarded_at: None,
+            sent_end: 0,
             cancelled: false,
         };
         if !call.args.is_object() {
@@ -1675,6 +1870,9 @@ impl State {
         if let Some(failure) = &self.evidence_failure {
             let why = format!("the evidence log cannot be written ({failure})");
             return self.refuse(&id, call, "evidence_unavailable", &why, None);
+        }
+        if self.child_closed {
+            return self.not_sent(&id, &call, None);
         }
         // A 2026-07-28 retry answering the wrapper's own question.
         if let Some(state) = self.own_request_state(params) {
@@ -1725,6 +1923,17 @@ impl State {
     fn decide(&mut self, id: Id, call: Call) {
         let decision = match self.policy_decision(&call) {
             Ok(d) => d,
+            Err((rule, why)) if rule == "not_listed" => {
+                // An unknown tool is a protocol error (MCP, Tools: Error
+                // Handling), as the server itself would answer it; the
+                // decision record is kept.
+                let bytes = message::error_response(
+                    Some(&id),
+                    code::INVALID_PARAMS,
+                    &format!("Unknown tool: {}", call.tool),
+                );
+                return self.refuse_with(&id, call, &rule, &why, None, bytes);
+            }
             Err((rule, why)) => return self.refuse(&id, call, &rule, &why, None),
         };
         match decision.action {
@@ -1777,6 +1986,21 @@ impl State {
     }
 
     fn refuse(&mut self, id: &Id, call: Call, rule: &str, reason: &str, asked: Option<Asked>) {
+        let text = format!("vouch blocked this call to {}: {rule}: {reason}", call.tool);
+        let bytes = self.tool_error(id, &text);
+        self.refuse_with(id, call, rule, reason, asked, bytes);
+    }
+
+    /// Records a `block` decision and answers `answer` once it is durable.
+    fn refuse_with(
+        &mut self,
+        id: &Id,
+        call: Call,
+        rule: &str,
+        reason: &str,
+        asked: Option<Asked>,
+        answer: Vec<u8>,
+    ) {
         let instead = message::error_response(
             Some(id),
             code::INTERNAL_ERROR,
@@ -1784,11 +2008,7 @@ impl State {
         );
         self.remember_answered(id.clone());
         match self.decide_record(id, &call, "block", rule, reason, asked, false) {
-            Ok(ticket) => {
-                let text = format!("vouch blocked this call to {}: {rule}: {reason}", call.tool);
-                let bytes = self.tool_error(id, &text);
-                self.send_client_after(ticket, bytes, Some(instead));
-            }
+            Ok(ticket) => self.send_client_after(ticket, answer, Some(instead)),
             Err(_) => self.send_client(instead),
         }
     }
@@ -1829,6 +2049,9 @@ impl State {
             let why = format!("the evidence log cannot be written ({failure})");
             return self.refuse(&id, call, "evidence_unavailable", &why, asked);
         }
+        if self.child_closed {
+            return self.not_sent(&id, &call, asked);
+        }
         // Queued now, written before anything after it goes to the server
         // (so a killed wrapper leaves it in the log), synced while the
         // server runs.
@@ -1845,8 +2068,29 @@ impl State {
         }
         call.stage = Stage::Forwarded;
         call.forwarded_at = Some(Instant::now());
-        self.to_server.push(ToServer::Call(id.clone()));
+        self.to_server
+            .push(ToServer::Call(id.clone(), call.line.clone()));
         self.from_client.insert(id, ClientReq::Call(Box::new(call)));
+    }
+
+    /// A call that came while the session was ending: never sent, and the
+    /// log says so.
+    fn not_sent(&mut self, id: &Id, call: &Call, asked: Option<Asked>) {
+        let _ = self.decide_record(
+            id,
+            call,
+            "cancelled",
+            "session_ended",
+            "the session was ending; the call was not sent",
+            asked,
+            false,
+        );
+        self.remember_answered(id.clone());
+        self.send_client(message::error_response(
+            Some(id),
+            code::SERVER_UNAVAILABLE,
+            "vouch wrap is ending the session; the call was not sent",
+        ));
     }
 
     /// Queues a message for the server (sent after the evidence of what
@@ -1868,31 +2112,50 @@ impl State {
         };
         for item in std::mem::take(&mut self.to_server) {
             match item {
-                ToServer::Line(bytes) => self.to_child.send(bytes),
-                ToServer::Call(id) => {
-                    let sent = match self.from_client.get_mut(&id) {
-                        Some(ClientReq::Call(call)) if written.is_ok() => {
-                            call.decision_seq = seqs.get(&call.ticket).copied().unwrap_or(0);
-                            call.forwarded_at = Some(Instant::now());
-                            Some(call.line.clone())
+                ToServer::Line(bytes) => {
+                    self.to_child.send(&bytes);
+                }
+                ToServer::Call(id, line) => {
+                    if written.is_err() {
+                        // Its decision is not in the log: never forwarded.
+                        self.from_client.remove(&id);
+                        self.remember_answered(id.clone());
+                        self.send_client(message::error_response(
+                            Some(&id),
+                            code::INTERNAL_ERROR,
+                            "vouch wrap: the evidence log cannot be written; the call was not made",
+                        ));
+                        continue;
+                    }
+                    if let Some(ClientReq::Call(call)) = self.from_client.get_mut(&id) {
+                        call.decision_seq = seqs.get(&call.ticket).copied().unwrap_or(0);
+                        call.forwarded_at = Some(Instant::now());
+                    }
+                    match self.to_child.send(&line) {
+                        Some(end) => {
+                            if let Some(ClientReq::Call(call)) = self.from_client.get_mut(&id) {
+                                call.sent_end = end;
+                            }
                         }
-                        _ => None,
-                    };
-                    match sent {
-                        Some(line) => self.to_child.send(line),
-                        None if written.is_err() => {
-                            // Its decision is not in the log: never forwarded.
-                            self.from_client.remove(&id);
-                            self.remember_answered(id.clone());
-                            self.send_client(message::error_response(
-                                Some(&id),
-                                code::INTERNAL_ERROR,
-                                "vouch wrap: the evidence log cannot be written; the call was not made",
-                            ));
-                        }
-                        None => {}
+                        None => self.undelivered(&id),
                     }
                 }
+            }
+        }
+    }
+
+    /// A call whose decision says it was forwarded but whose line could not
+    /// be written to the server (its stdin is closed): the log says so.
+    fn undelivered(&mut self, id: &Id) {
+        if let Some(ClientReq::Call(call)) = self.from_client.remove(id) {
+            self.outcome(id, &call, "undelivered", None, false, None);
+            self.remember_answered(id.clone());
+            if !self.client_closed {
+                self.send_client(message::error_response(
+                    Some(id),
+                    code::SERVER_UNAVAILABLE,
+                    "vouch wrap: the MCP server's stdin is closed; the call was not delivered",
+                ));
             }
         }
     }
@@ -2271,7 +2534,7 @@ impl State {
             return self.list_page(result, error);
         }
         let Some(req) = self.from_client.remove(&id) else {
-            if self.cancelled_open.remove(&id) {
+            if self.cancelled_open.remove(&id).is_some() {
                 return;
             }
             let what = if self.answered_set.contains(&id) {
@@ -2371,6 +2634,9 @@ impl State {
                     code::INTERNAL_ERROR,
                     "vouch wrap: the evidence log cannot be written; the result is withheld",
                 );
+                // A cancel that crosses the answer is swallowed, not an
+                // anomaly (the specification allows that race).
+                self.remember_answered(id.clone());
                 self.send_client_after(call.ticket, bytes.to_vec(), Some(instead));
             }
         }

@@ -4,8 +4,11 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
 
 pub fn vouch() -> &'static str {
     env!("CARGO_BIN_EXE_vouch")
@@ -179,5 +182,83 @@ pub fn steps(report: &Value) -> Vec<Value> {
             s.as_object_mut().unwrap().remove("elapsedMs");
             s
         })
+        .collect()
+}
+
+// ---- raw protocol ---------------------------------------------------------
+
+/// The wrapper (or any MCP stdio program) driven byte by byte.
+pub struct Raw {
+    pub child: Child,
+    pub stdin: ChildStdin,
+    pub lines: Receiver<Value>,
+}
+
+impl Raw {
+    pub fn start(command: &[String]) -> Raw {
+        let mut child = Command::new(&command[0])
+            .args(&command[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                let v: Value = serde_json::from_str(&line).unwrap_or(json!({"unparsable": line}));
+                if tx.send(v).is_err() {
+                    return;
+                }
+            }
+        });
+        Raw {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    pub fn send(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.write_all(b"\n").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The next message matching `pred`, within 10 s.
+    pub fn expect(&self, pred: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let v = self
+                .lines
+                .recv_timeout(left)
+                .expect("no such message in time");
+            if pred(&v) {
+                return v;
+            }
+        }
+    }
+
+    pub fn handshake(&mut self, version: &str) {
+        self.send(
+            json!({"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":version,"capabilities":{},"clientInfo":{"name":"raw","version":"1"}}})
+                .to_string()
+                .as_bytes(),
+        );
+        self.expect(|v| v["id"] == "init");
+        self.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    }
+}
+
+/// The lines a hostile server logged with `--received`.
+pub fn received_lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
         .collect()
 }

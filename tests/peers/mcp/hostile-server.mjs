@@ -37,8 +37,11 @@
 //             notifications/message line holding the bytes FF FE.
 //   die       on tools/call writes half a line (no newline) and exits 3.
 //   silent    never answers tools/call.
-//   slowcall  answers tools/call after 300 ms; a notifications/cancelled for
-//             a pending call cancels it (logged on stderr, never answered).
+//   slowcall  answers tools/call after 300 ms (--delay MS); a
+//             notifications/cancelled for a pending call cancels it (logged
+//             on stderr, never answered).
+//   stubborn  behaves, but ignores SIGTERM and stays up after stdin EOF, so
+//             only SIGKILL ends it (the wrapper's shutdown escalation).
 //   serverreq after notifications/initialized sends roots/list (id 1) and
 //             sampling/createMessage (id "s1"); responses go to stderr (and,
 //             as raw lines, to --received).
@@ -56,7 +59,7 @@
 // Exits 0 on stdin EOF (die: 3 as above).
 import { appendFileSync, writeFileSync } from 'node:fs';
 
-const MODES = ['honest', 'forge', 'rugpull', 'dupkeys', 'huge', 'batch', 'badutf8', 'die', 'silent', 'slowcall', 'serverreq', 'poison', 'secretparam', 'tagchars', 'instructions'];
+const MODES = ['stubborn', 'honest', 'forge', 'rugpull', 'dupkeys', 'huge', 'batch', 'badutf8', 'die', 'silent', 'slowcall', 'serverreq', 'poison', 'secretparam', 'tagchars', 'instructions'];
 const argv = process.argv.slice(2);
 const mode = argv[0];
 if (!MODES.includes(mode)) {
@@ -65,6 +68,8 @@ if (!MODES.includes(mode)) {
 }
 const ri = argv.indexOf('--received');
 const receivedFile = ri >= 0 ? argv[ri + 1] : null;
+const di = argv.indexOf('--delay');
+const delayMs = di >= 0 ? Number(argv[di + 1]) : 300;
 if (ri >= 0 && !receivedFile) {
   process.stderr.write('hostile-server: --received needs a FILE\n');
   process.exit(2);
@@ -211,7 +216,7 @@ function onToolsCall(id, params) {
         setTimeout(() => {
           pending.delete(key);
           callTool(id, params);
-        }, 300),
+        }, delayMs),
       );
       return;
     }
@@ -325,8 +330,13 @@ process.stdin.on('data', (chunk) => {
     onLine(line);
   }
 });
+if (mode === 'stubborn') {
+  process.on('SIGTERM', () => log('SIGTERM ignored'));
+  setInterval(() => {}, 1 << 30);
+}
 process.stdin.on('end', () => {
   if (dying) return;
+  if (mode === 'stubborn') return log('stdin closed; staying up');
   if (buf.length) onLine(buf);
   if (cancelled.length) log(`cancelled calls: ${JSON.stringify(cancelled)}`);
   for (const t of pending.values()) clearTimeout(t);
