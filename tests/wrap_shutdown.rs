@@ -531,7 +531,7 @@ fn eight_wrappers_on_one_log_each_record_is_checkpointed_within_the_interval() {
     assert_eq!(ends.len(), WRAPPERS);
     // Every record's first covering checkpoint came within the interval
     // (1 s) plus a bound for taking the lock on a loaded machine.
-    let bound = 1000 + 1000;
+    let bound = 1000 + 600;
     let records = env.records("shared.log");
     let mut next_checkpoint: Option<i128> = None;
     let mut worst = 0i128;
