@@ -26,6 +26,13 @@ written, calls are refused. Nothing but MCP messages is written to stdout;
 diagnostics and the server's stderr go to stderr. The exit code is the
 server's.
 
+Shutdown: when the client closes stdin, the server exits, or the wrapper
+gets SIGTERM, SIGINT or SIGHUP, it closes the server's stdin, waits, then
+sends SIGTERM and SIGKILL to the server (2 s per step, 0.5 s after a
+signal; a second signal kills the server at once), answers what is still
+in flight with an error, and writes the session's end record and a
+checkpoint before it exits.
+
 Vetting: every listing is scanned (`vouch scan --help` has the ruleset) and
 judged against the server's pins, kept in LOG as signed `tool_pin` records.
 On first contact the tools that pass the scan are pinned (trust on first
@@ -64,10 +71,12 @@ pub struct WrapArgs {
     /// TypeScript SDK accepts 10 MiB).
     #[arg(long, default_value_t = 16 << 20, value_name = "BYTES")]
     max_message_bytes: usize,
-    /// Sign a checkpoint after this many records...
+    /// Sign a checkpoint once this many of the session's records are
+    /// uncovered...
     #[arg(long, default_value_t = 1000, value_name = "N")]
     checkpoint_every: u64,
-    /// ...or after this many seconds with records not yet covered.
+    /// ...or once the oldest of them has waited this many seconds (other
+    /// writers of the same log do not delay it).
     #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
     checkpoint_interval: f64,
     /// List the server's tools again before every call (costs one round
