@@ -327,6 +327,11 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
         .spawn(|| {
             Ruleset::builtin();
         });
+    // Signals are events from the start: one that comes while the session
+    // is set up is handled by the loop's first turn (an orderly end).
+    let (events_tx, events) = channel::<Event>();
+    watch_signals(events_tx.clone())
+        .map_err(|e| spawn_error(&opts, format!("cannot watch signals: {e}")))?;
     // Pins first: a log that does not verify starts nothing.
     let keys =
         crate::chain::TrustedKeys::new([key.verifier()]).map_err(crate::Error::ConflictingKeys)?;
@@ -346,7 +351,6 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
     };
     let writer = SessionWriter::open(log, key)?;
     let (mut child, child_in, unread) = spawn(&opts)?;
-    let (events_tx, events) = channel::<Event>();
     let limit = opts.max_message_bytes;
     let server_gone = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let to_child = match ServerStdin::new(child_in, unread, server_gone.clone()) {
@@ -387,11 +391,6 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
         let _ = child.kill();
         let _ = child.wait();
         return Err(spawn_error(&opts, format!("cannot start a thread: {e}")));
-    }
-    if let Err(e) = watch_signals(events_tx.clone()) {
-        signal_group(&child, "KILL");
-        let _ = child.wait();
-        return Err(spawn_error(&opts, format!("cannot watch signals: {e}")));
     }
 
     let evidence = Evidence::start(writer, opts.cadence, events_tx.clone(), evidence_event);
