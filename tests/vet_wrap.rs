@@ -857,7 +857,7 @@ fn scan_config_lists_a_wrapped_server_and_never_writes_its_log() {
     // `vouch scan -- vouch wrap ... -- SERVER` is taken apart the same way.
     let out = Command::new(vouch())
         .args(["scan", "--format", "json", "--"])
-        .args(&wrap("prod.jsonl"))
+        .args(wrap("prod.jsonl"))
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
