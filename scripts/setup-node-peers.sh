@@ -2,9 +2,12 @@
 # Installs the Node peers vouch's tests run against (tests/peers/*/, pinned
 # by their committed package-lock.json): the offline Sigstore bundle
 # verifier in tests/peers/sigstore (@sigstore/verify), used by
-# tests/sigstore_export.rs, and the MCP servers in tests/peers/mcp, used by
-# tests/drift_mcp_client.rs. Idempotent: runs `npm ci` only when
-# node_modules is missing or was installed from another lock file.
+# tests/sigstore_export.rs, the MCP servers and clients in tests/peers/mcp,
+# used by tests/drift_mcp_client.rs and the wrap tests, and the official MCP
+# conformance suite with its bridge and a Node 22 binary in
+# tests/peers/conformance, used by tests/mcp_conformance.rs. Idempotent: runs
+# `npm ci` only when node_modules is missing or was installed from another
+# lock file.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 

@@ -709,3 +709,160 @@ fn scan_a_host_config_file_and_sarif() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
+
+/// Regression (issue 21, "evidence never lies"): `vouch scan --config` ran
+/// a `vouch wrap` entry as it stood, so the wrapper pinned every tool into
+/// the production log before anyone had reviewed anything. A scan lists
+/// the wrapped server directly and leaves the log alone; a command line
+/// that runs vouch in a form it does not take apart is not started.
+#[test]
+fn scan_config_lists_a_wrapped_server_and_never_writes_its_log() {
+    if !peers_or_skip("scan_config_lists_a_wrapped_server_and_never_writes_its_log") {
+        return;
+    }
+    let env = Env::new();
+    env.policy(ALLOW_ALL);
+    let received = env.path("received.jsonl");
+    let server = hostile("honest", &received);
+    // A real production log: the wrapper has run once.
+    let first = sdk(
+        "sdk-client.mjs",
+        &env,
+        json!({"steps": [{"op": "list"}]}),
+        &env.wrap("prod.jsonl", &[], &server),
+    );
+    assert_eq!(listed(&first, 0), ["echo", "write_note"], "{first}");
+    let before = std::fs::read(env.path("prod.jsonl")).unwrap();
+    assert!(!before.is_empty());
+    let _ = std::fs::remove_file(&received);
+
+    let entry = |words: Vec<String>| json!({"command": words[0], "args": words[1..]});
+    let wrap = |log: &str| env.wrap(log, &[], &server);
+    let mut no_separator = wrap("broken.jsonl");
+    no_separator.retain(|w| w != "--");
+    let mut behind_env = vec!["env".to_owned(), "VOUCH_SCAN_TEST=1".to_owned()];
+    behind_env.extend(wrap("env.jsonl"));
+    let through_shell = vec![
+        "sh".to_owned(),
+        "-c".to_owned(),
+        wrap("shell.jsonl")
+            .iter()
+            .map(|w| shell_quote(w))
+            .collect::<Vec<_>>()
+            .join(" "),
+    ];
+    let config = json!({"mcpServers": {
+        "prod": entry(wrap("prod.jsonl")),
+        "fresh": entry(wrap("fresh.jsonl")),
+        "behind-env": entry(behind_env),
+        "no-separator": entry(no_separator),
+        "through-shell": entry(through_shell),
+    }});
+    let path = env.path("claude_desktop_config.json");
+    std::fs::write(&path, config.to_string()).unwrap();
+    let scan = |format: &str| {
+        Command::new(vouch())
+            .args(["scan", "--config"])
+            .arg(&path)
+            .args(["--format", format])
+            .output()
+            .unwrap()
+    };
+    let out = scan("json");
+    // Two entries were not started: exit 2 (nothing is blocked).
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let by = |n: &str| {
+        r["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["server"] == n)
+            .unwrap_or_else(|| panic!("{n} not in {r}"))
+            .clone()
+    };
+    for (name, log) in [
+        ("prod", "prod.jsonl"),
+        ("fresh", "fresh.jsonl"),
+        ("behind-env", "env.jsonl"),
+    ] {
+        let s = by(name);
+        assert!(s["error"].is_null(), "{s}");
+        let tools: Vec<&str> = s["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(tools, ["echo", "write_note"], "{s}");
+        assert_eq!(
+            s["wrapped"],
+            json!({
+                "vouch": vouch(),
+                "log": env.path(log).display().to_string(),
+                "policy": env.path("policy.toml").display().to_string(),
+                "key": env.path("k").display().to_string(),
+                "id": "test-server",
+            }),
+            "{s}"
+        );
+    }
+    assert_eq!(by("no-separator")["error_code"], "wrap_no_separator");
+    assert_eq!(by("through-shell")["error_code"], "wrap_launcher");
+    for name in ["no-separator", "through-shell"] {
+        let s = by(name);
+        assert!(s["wrapped"].is_null() && s["tools"] == json!([]), "{s}");
+        assert!(
+            s["error"].as_str().unwrap().starts_with("not started:"),
+            "{s}"
+        );
+    }
+    // The wrapped server itself was started, three times (prod, fresh,
+    // behind-env), and each time listed directly.
+    let got = std::fs::read_to_string(&received).unwrap();
+    assert_eq!(got.matches("\"initialize\"").count(), 3, "{got}");
+    // No evidence changed: the production log is byte for byte the same,
+    // and no other log came to exist.
+    assert_eq!(std::fs::read(env.path("prod.jsonl")).unwrap(), before);
+    for log in ["fresh.jsonl", "env.jsonl", "broken.jsonl", "shell.jsonl"] {
+        assert!(!env.path(log).exists(), "{log} was created");
+    }
+
+    // The table and SARIF say it too.
+    let table = String::from_utf8(scan("table").stdout).unwrap();
+    assert!(
+        table.contains(&format!(
+            "wrapped by {} wrap: id test-server, log {}",
+            vouch(),
+            env.path("prod.jsonl").display()
+        )),
+        "{table}"
+    );
+    assert!(
+        table.contains("not started: runs `vouch wrap` but has no `--`"),
+        "{table}"
+    );
+    let sarif: Value = serde_json::from_slice(&scan("sarif").stdout).unwrap();
+    let notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"].to_string();
+    assert!(
+        notes.contains("runs the server through vouch wrap (id test-server"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("wrap_launcher") || notes.contains("through \\\"sh\\\""),
+        "{notes}"
+    );
+    assert_eq!(std::fs::read(env.path("prod.jsonl")).unwrap(), before);
+
+    // `vouch scan -- vouch wrap ... -- SERVER` is taken apart the same way.
+    let out = Command::new(vouch())
+        .args(["scan", "--format", "json", "--"])
+        .args(wrap("prod.jsonl"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["servers"][0]["wrapped"]["id"], "test-server", "{r}");
+    assert_eq!(r["servers"][0]["summary"]["tools"], 2, "{r}");
+    assert_eq!(std::fs::read(env.path("prod.jsonl")).unwrap(), before);
+}

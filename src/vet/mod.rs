@@ -2,7 +2,9 @@
 //! with a versioned, digested ruleset ([`scan`]), trust-on-first-use pins
 //! and operator approvals kept in the chain log as signed records
 //! ([`record`], [`pins`], [`review`]), and the verdict on each listing
-//! ([`gate`]) that `vouch wrap` enforces and `vouch scan` reports.
+//! ([`gate`]) that `vouch wrap` enforces and `vouch scan` reports; and
+//! [`wrapped`], which keeps `vouch scan` from ever starting `vouch wrap`
+//! (it scans the wrapped server instead).
 //!
 //! What is trusted: the log's key (pins and verdicts are statements it
 //! signed, judged by [`crate::chain::trust::open_statement`]); the
@@ -18,5 +20,6 @@ pub mod record;
 pub mod report;
 pub mod review;
 pub mod scan;
+pub mod wrapped;
 
 pub use error::VetError;

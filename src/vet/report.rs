@@ -1,10 +1,14 @@
 //! `vouch scan`: the static scan alone, over a saved listing, a running
 //! server or every server of a host configuration, as a report (table,
-//! JSON, or SARIF 2.1.0). No pins are read or written.
+//! JSON, or SARIF 2.1.0). No pins are read or written, and no log: an
+//! entry that runs `vouch wrap` is scanned by listing the server it wraps
+//! ([`super::wrapped`]), and one that runs vouch in any other way is not
+//! started at all.
 
 use super::VetError;
 use super::record::{RulesetRef, digest_of};
 use super::scan::{Finding, Ruleset, Severity, blocks, flags};
+use super::wrapped::Wrapped;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -69,23 +73,42 @@ pub struct ServerScan {
     pub server: String,
     /// Where it came from (`FILE`, `CONFIG#NAME`, the command).
     pub source: String,
-    /// Why it could not be listed (nothing was scanned).
+    /// Why it could not be listed, or was not started (nothing was
+    /// scanned).
     pub error: Option<String>,
+    /// The stable reason code of `error` (`spawn_failed`,
+    /// `wrap_no_separator`, `wrap_launcher`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<&'static str>,
+    /// The entry runs the server through `vouch wrap`: the server it wraps
+    /// was listed directly (the wrapper was not started, so its log was
+    /// not touched), and this says where the wrapper's evidence goes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wrapped: Option<Wrapped>,
     pub instructions: Option<TextScan>,
     pub tools: Vec<ToolScan>,
     pub summary: Summary,
 }
 
 impl ServerScan {
-    pub fn failed(server: &str, source: &str, error: String) -> ServerScan {
+    /// Nothing scanned, for the reason `error` (code `code`).
+    pub fn failed(server: &str, source: &str, code: &'static str, error: String) -> ServerScan {
         ServerScan {
             server: server.to_owned(),
             source: source.to_owned(),
             error: Some(error),
+            error_code: Some(code),
+            wrapped: None,
             instructions: None,
             tools: Vec::new(),
             summary: Summary::default(),
         }
+    }
+
+    /// The same scan, of the server a `vouch wrap` entry wraps.
+    pub fn through(mut self, wrapped: Wrapped) -> ServerScan {
+        self.wrapped = Some(wrapped);
+        self
     }
 
     pub fn blocked(&self) -> bool {
@@ -164,6 +187,8 @@ pub fn scan_listing(
         server: server.to_owned(),
         source: source.to_owned(),
         error: None,
+        error_code: None,
+        wrapped: None,
         instructions,
         tools: out,
         summary,
@@ -309,6 +334,9 @@ pub struct SarifResultProps {
     pub excerpt: String,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub decoded: bool,
+    /// The server was scanned behind this `vouch wrap` entry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wrapped: Option<Wrapped>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -372,6 +400,17 @@ impl Sarif {
                     },
                 });
             }
+            if let Some(w) = &s.wrapped {
+                notes.push(SarifNotification {
+                    level: "note",
+                    message: SarifText {
+                        text: format!(
+                            "{}: runs the server through vouch wrap (id {}, log {}, policy {}); the wrapped server was scanned directly and the wrapper not started",
+                            s.source, w.id, w.log, w.policy
+                        ),
+                    },
+                });
+            }
             let mut push = |what: String, kind: &'static str, f: &Finding| {
                 results.push(SarifResult {
                     rule_id: f.rule.to_owned(),
@@ -396,6 +435,7 @@ impl Sarif {
                         pointer: f.pointer.clone(),
                         excerpt: f.excerpt.clone(),
                         decoded: f.decoded,
+                        wrapped: s.wrapped.clone(),
                     },
                 });
             };

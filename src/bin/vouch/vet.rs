@@ -14,7 +14,7 @@ use vouch::drift::mcp::{self, ServerSpec};
 use vouch::vet::report::{Sarif, ScanReport, ServerScan, Verdict, parse_saved, scan_listing};
 use vouch::vet::review::{self, Action, ChangeKind, Review};
 use vouch::vet::scan::{Finding, Ruleset, Severity};
-use vouch::vet::{VetError, pins};
+use vouch::vet::{VetError, pins, wrapped};
 
 const SCAN_HELP: &str = "\
 Scans MCP tool definitions with vouch's ruleset, the same scan `vouch wrap`
@@ -28,11 +28,20 @@ written here. One source:
                                    started, listed (all pages) and stopped
   vouch scan -- COMMAND ARGS...    one server started with this command
 
+A scan writes no evidence. An entry (or COMMAND) that runs `vouch wrap
+--log LOG ... -- SERVER ARGS` is scanned by listing SERVER ARGS directly,
+never by starting the wrapper (which would pin the tools in LOG), and the
+report says by which log, policy, key and id it is wrapped. A command
+line that runs vouch in another way (a wrap whose options do not parse,
+no `--`, `vouch wrap` behind npx, sudo or `sh -c`, another subcommand) is
+not started: the server is reported as not scanned, with the reason.
+
 Each tool (every string and every property name in its definition) and the
 server's instructions get a verdict: blocked (a finding at or above
 --block-at, default high), flagged (findings below it), or pass. Advisory
 findings are reported and never count. Exit 1 when anything is blocked, 2
-when a server could not be listed and nothing was blocked, else 0.
+when a server could not be listed (or was not started) and nothing was
+blocked, else 0.
 
 Rule families: injection, steering (cross-tool), concealment, exfiltration,
 credentials (sensitive paths), secret_field (secret-shaped parameters),
@@ -186,8 +195,8 @@ pub fn scan(a: ScanArgs) -> ExitCode {
                 .map(|(name, spec)| {
                     let source = format!("{}#{name}", config.display());
                     match spec {
-                        Ok(spec) => list_and_scan(&name, &source, &spec, &opts, a.block_at),
-                        Err(e) => ServerScan::failed(&name, &source, e.to_string()),
+                        Ok(spec) => scan_server(&name, &source, &spec, &opts, a.block_at),
+                        Err(e) => ServerScan::failed(&name, &source, e.code(), e.to_string()),
                     }
                 })
                 .collect()
@@ -207,7 +216,7 @@ pub fn scan(a: ScanArgs) -> ExitCode {
                 cwd: None,
             };
             let shown = spec.display();
-            vec![list_and_scan(&shown, &shown, &spec, &opts, a.block_at)]
+            vec![scan_server(&shown, &shown, &spec, &opts, a.block_at)]
         } else {
             return Err(vouch::Error::Usage(
                 "give FILE, --config PATH or -- COMMAND (see vouch scan --help)".into(),
@@ -239,6 +248,38 @@ pub fn scan(a: ScanArgs) -> ExitCode {
     })
 }
 
+/// Lists and scans one server, never starting vouch itself: a `vouch
+/// wrap` command line is scanned through the server it wraps (which
+/// inherits the entry's environment and working directory, as it would
+/// from the wrapper), and any other command line that runs vouch is not
+/// started (`vouch::vet::wrapped`).
+fn scan_server(
+    name: &str,
+    source: &str,
+    spec: &ServerSpec,
+    opts: &mcp::ListOptions,
+    block_at: Severity,
+) -> ServerScan {
+    let argv: Vec<String> = std::iter::once(&spec.program)
+        .chain(&spec.args)
+        .cloned()
+        .collect();
+    match wrapped::classify(&argv) {
+        Ok(None) => list_and_scan(name, source, spec, opts, block_at),
+        Ok(Some(inv)) => {
+            let mut words = inv.server.into_iter();
+            let inner = ServerSpec {
+                program: words.next().unwrap_or_default(),
+                args: words.collect(),
+                env: spec.env.iter().cloned().chain(inv.env).collect(),
+                cwd: spec.cwd.clone(),
+            };
+            list_and_scan(name, source, &inner, opts, block_at).through(inv.wrapped)
+        }
+        Err(e) => ServerScan::failed(name, source, e.code(), format!("not started: {e}")),
+    }
+}
+
 fn list_and_scan(
     name: &str,
     source: &str,
@@ -248,7 +289,7 @@ fn list_and_scan(
 ) -> ServerScan {
     match mcp::list(spec, opts) {
         Ok(l) => scan_listing(name, source, &l.tools, l.instructions.as_deref(), block_at),
-        Err(e) => ServerScan::failed(name, source, e.to_string()),
+        Err(e) => ServerScan::failed(name, source, e.code(), e.to_string()),
     }
 }
 
@@ -315,8 +356,22 @@ fn render_scan(r: &ScanReport) {
             visible(&s.server),
             visible(&s.source)
         ));
+        if let Some(w) = &s.wrapped {
+            out.push_str(&format!(
+                "  wrapped by {} wrap: id {}, log {}, policy {}, key {}; the wrapped server was scanned (the wrapper was not started)\n",
+                visible(&w.vouch),
+                visible(&w.id),
+                visible(&w.log),
+                visible(&w.policy),
+                visible(&w.key)
+            ));
+        }
         if let Some(e) = &s.error {
-            out.push_str(&format!("  not listed: {}\n", visible(e)));
+            if e.starts_with("not started") {
+                out.push_str(&format!("  {}\n", visible(e)));
+            } else {
+                out.push_str(&format!("  not listed: {}\n", visible(e)));
+            }
             continue;
         }
         let mut t = Table::new();

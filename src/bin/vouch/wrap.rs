@@ -150,3 +150,94 @@ pub fn run(a: WrapArgs) -> ExitCode {
         Err(e) => output::report_error(&e, Format::Table),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! `vouch scan` recognises `vouch wrap` command lines without starting
+    //! them (`vouch::vet::wrapped`), with a parser of its own: these tests
+    //! hold it to this file's clap definition.
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::WrapArgs;
+    use clap::{Args, Command, FromArgMatches};
+    use vouch::vet::wrapped::{self, SWITCHES, VALUE_OPTIONS};
+
+    fn command() -> Command {
+        WrapArgs::augment_args(Command::new("wrap").no_binary_name(true))
+    }
+
+    #[test]
+    fn the_scanner_knows_every_option_of_wrap() {
+        let cmd = command();
+        for arg in cmd.get_arguments() {
+            let Some(long) = arg.get_long() else {
+                continue;
+            };
+            if arg.get_action().takes_values() {
+                assert!(VALUE_OPTIONS.contains(&long), "--{long} takes a value");
+            } else {
+                assert!(SWITCHES.contains(&long), "--{long} is a switch");
+            }
+        }
+        for option in VALUE_OPTIONS.iter().chain(SWITCHES) {
+            assert!(
+                cmd.get_arguments().any(|a| a.get_long() == Some(option)),
+                "--{option} is not an option of vouch wrap"
+            );
+        }
+    }
+
+    #[test]
+    fn the_scanner_reads_wrap_as_clap_does() {
+        let base = "--policy p.toml --log l.jsonl --key k --id fs";
+        let lines = [
+            format!("{base} -- npx -y srv"),
+            format!("{base} --no-tty --require-approval --relist-before-call -- srv a -- b"),
+            "--policy=p --log=l --key=k --id=fs --checkpoint-every=5 --ask-timeout 2.5 -- srv".into(),
+            "--id fs --key k --log l --policy p --max-message-bytes 2048 --list-timeout 1 --checkpoint-interval 9 -- srv".into(),
+            format!("{base} srv"),
+            base.to_string(),
+            format!("{base} --"),
+            "--policy p --log l --key k -- srv".into(),
+            "--policy p --log --key k --id fs -- srv".into(),
+            format!("{base} --no-tty=true -- srv"),
+            format!("{base} --bogus -- srv"),
+            format!("{base} -x -- srv"),
+            format!("{base} --log again -- srv"),
+            format!("{base} --no-tty --no-tty -- srv"),
+            format!("{base} --help -- srv"),
+            format!("-h {base} -- srv"),
+            format!("{base} --id -- srv"),
+        ];
+        for line in &lines {
+            let words: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+            let by_clap = command()
+                .try_get_matches_from(&words)
+                .and_then(|m| WrapArgs::from_arg_matches(&m));
+            let argv: Vec<String> = ["vouch".to_owned(), "wrap".to_owned()]
+                .into_iter()
+                .chain(words.iter().cloned())
+                .collect();
+            match (by_clap, wrapped::classify(&argv)) {
+                (Ok(a), Ok(Some(inv))) => {
+                    assert_eq!(a.log.to_str(), Some(inv.wrapped.log.as_str()), "{line}");
+                    assert_eq!(
+                        a.policy.to_str(),
+                        Some(inv.wrapped.policy.as_str()),
+                        "{line}"
+                    );
+                    assert_eq!(a.key.to_str(), Some(inv.wrapped.key.as_str()), "{line}");
+                    assert_eq!(a.id, inv.wrapped.id, "{line}");
+                    let server: Vec<String> = a
+                        .command
+                        .iter()
+                        .map(|w| w.to_str().unwrap().to_owned())
+                        .collect();
+                    assert_eq!(server, inv.server, "{line}");
+                }
+                (Err(_), Err(_)) => {}
+                (clap, ours) => panic!("{line}: clap {:?}, vouch scan {ours:?}", clap.map(|_| ())),
+            }
+        }
+    }
+}
