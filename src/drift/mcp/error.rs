@@ -60,6 +60,14 @@ pub enum McpError {
     /// The server program could not be started.
     #[error("cannot start MCP server {program:?}: {message}")]
     Spawn { program: String, message: String },
+    /// The command runs vouch in a form that is not a plain `vouch wrap
+    /// ... -- SERVER` (which would be taken apart and its server started
+    /// directly): starting it could write to a log, so it is not started.
+    #[error("not starting {program:?}: it {problem}")]
+    RunsVouch {
+        program: String,
+        problem: super::wrapped::WrapEntryError,
+    },
     /// The server closed its stdout or exited before answering.
     #[error(
         "MCP server exited during {step} ({}){stderr}",
@@ -211,6 +219,7 @@ impl McpError {
         match self {
             McpError::InvalidCommand { .. } => "invalid_command",
             McpError::Spawn { .. } => "spawn_failed",
+            McpError::RunsVouch { problem, .. } => problem.code(),
             McpError::Exited { .. } => "server_exited",
             McpError::Timeout { .. } => "timeout",
             McpError::MessageTooLarge { .. } => "message_too_large",

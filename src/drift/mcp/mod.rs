@@ -84,6 +84,7 @@ mod client;
 mod error;
 mod spec;
 mod transport;
+pub mod wrapped;
 
 pub use error::{CommandProblem, McpError, StderrTail};
 pub use spec::{ServerSpec, host_config_servers};

@@ -61,9 +61,28 @@ impl Transport {
             program: spec.program.clone(),
             message,
         };
-        let mut cmd = Command::new(&spec.program);
-        cmd.args(&spec.args)
+        // Never the wrapper itself: it would write its session into its
+        // log. A `vouch wrap ... -- SERVER` entry starts SERVER directly.
+        let argv: Vec<String> = std::iter::once(spec.program.clone())
+            .chain(spec.args.iter().cloned())
+            .collect();
+        let (program, args, wrap_env) = match super::wrapped::classify(&argv) {
+            Ok(None) => (spec.program.clone(), spec.args.clone(), Vec::new()),
+            Ok(Some(inv)) => match inv.server.split_first() {
+                Some((program, args)) => (program.clone(), args.to_vec(), inv.env),
+                None => return Err(spawn_err("no server command".into())),
+            },
+            Err(problem) => {
+                return Err(McpError::RunsVouch {
+                    program: spec.program.clone(),
+                    problem,
+                });
+            }
+        };
+        let mut cmd = Command::new(&program);
+        cmd.args(&args)
             .envs(spec.env.iter().map(|(k, v)| (k, v)))
+            .envs(wrap_env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

@@ -1,5 +1,8 @@
-//! Recognising `vouch wrap` in a server's command line, so that `vouch
-//! scan` never starts the wrapper.
+//! Recognising `vouch wrap` in a server's command line, so that neither
+//! `vouch scan` nor a drift check of an MCP server ever starts the wrapper
+//! (the MCP client's transport applies [`classify`] to every command it
+//! starts: a wrap entry's server is started directly, any other vouch
+//! command line is refused).
 //!
 //! A host configuration whose entry is `vouch wrap --log prod.jsonl --key
 //! mcp.key ... -- SERVER ARGS` would, if scanned by running it, have the
