@@ -45,7 +45,8 @@ pub(crate) fn plan_file(path: &PathBuf) -> FilePlan {
         error: None,
     };
     let result = (|| -> std::io::Result<()> {
-        let file = std::fs::File::open(path)?;
+        // Not blocking on a FIFO swapped in since the walk saw a file.
+        let file = crate::fs::open_regular_io(path)?;
         let meta = file.metadata()?;
         plan.len = meta.len();
         plan.dev = meta.dev();

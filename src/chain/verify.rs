@@ -131,7 +131,7 @@ fn scan_range(
     len: u64,
     ctx: &ScanContext<'_>,
 ) -> std::io::Result<ChunkScan> {
-    let file = std::fs::File::open(path)?;
+    let file = crate::fs::open_regular_io(path)?;
     scan::scan_file_chunk(&file, start, end, len, ctx)
 }
 
