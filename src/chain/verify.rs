@@ -36,7 +36,9 @@ pub use super::files::{Found, collect_log_files};
 pub use super::options::{
     AuditorCheckpoint, DEFAULT_CHUNK_BYTES, Progress, VerifyOptions, load_auditor_checkpoint,
 };
-pub use super::report::{Failure, FleetReport, FleetSummary, LogReport, LogStatus, VerifiedLog};
+pub use super::report::{
+    Failure, FleetReport, FleetSummary, LogReport, LogStatus, VerifiedLog, VerifyMode,
+};
 
 /// Verifies every log named by `paths` (see [`collect_log_files`]) in
 /// parallel. Operational errors on individual files become `error` rows;
