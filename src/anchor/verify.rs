@@ -893,7 +893,7 @@ fn judge_listed(
 ) -> std::result::Result<AuditorCheckpoint, AnchorError> {
     let bad = |problem| AnchorError::BadListedObject { problem };
     let named = name.and_then(super::record::parse_object_name);
-    if !named.as_ref().is_some_and(|(o, _, _)| o == origin) {
+    if named.as_ref().is_none_or(|(o, _, _)| o != origin) {
         return Err(bad(ListedObjectProblem::NotAnObjectName));
     }
     if let Err(e) = crate::note::parse(bytes).and_then(|n| crate::note::checkpoint::parse(&n.text))
@@ -1051,10 +1051,10 @@ fn list_s3(
         let location = format!("s3://{bucket}/{}?versionId={}", v.key, v.version_id);
         let name = v.key.strip_prefix(prefix).map(str::to_owned);
         // A key not named like an anchored object is not downloaded.
-        if !name
+        if name
             .as_deref()
             .and_then(super::record::parse_object_name)
-            .is_some_and(|(o, _, _)| o == origin)
+            .is_none_or(|(o, _, _)| o != origin)
         {
             out.push(Listed {
                 id,

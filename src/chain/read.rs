@@ -45,7 +45,7 @@ pub fn read_log(
     }
     let mut files: Vec<PathBuf> = super::segments::rotated_siblings(path);
     files.push(path.to_path_buf());
-    let plans: Vec<plan::FilePlan> = files.iter().map(plan::plan_file).collect();
+    let plans: Vec<plan::FilePlan> = files.iter().map(|f| plan::plan_file(f)).collect();
     let logs = plan::group(plans);
     let Some(log) = logs
         .into_iter()

@@ -83,7 +83,7 @@ pub fn verify_files_streaming(
     opts: &VerifyOptions,
     on_log: &(dyn Fn(&LogReport) + Sync),
 ) -> FleetReport {
-    let plans: Vec<plan::FilePlan> = files.par_iter().map(plan::plan_file).collect();
+    let plans: Vec<plan::FilePlan> = files.par_iter().map(|f| plan::plan_file(f)).collect();
     let logs = plan::group(plans);
     let keys = opts.trusted.fingerprint();
     // Pins (the trees verified before) hold whatever the keys; resuming
