@@ -6,7 +6,15 @@
 //! type of the *opened* handle (no window between the check and the read in
 //! which the path could be swapped), refuses anything but a regular file, and
 //! reads at most `max + 1` bytes, so a file that grows while it is read is
-//! still refused rather than read without bound.
+//! still refused rather than read without bound. [`open_regular`] is the
+//! same open for inputs read as a stream (logs, receipts, snapshots).
+//!
+//! [`save_atomic`] replaces a file vouch keeps for itself (a verify or
+//! anchor state, the writer's tree cache): it refuses a path that names
+//! anything but a regular file (a FIFO there would block the write, a
+//! device would swallow it), writes a temporary file of the run's own that
+//! is created exclusively (never an existing FIFO or link planted under
+//! that name), syncs it and renames it over the path.
 
 use crate::{Error, Result};
 use std::io::Read;
@@ -89,6 +97,89 @@ pub fn open_regular(path: &Path) -> Result<std::fs::File> {
     Ok(file)
 }
 
+/// [`open_regular`] for callers that report an [`std::io::Error`] beside
+/// the path themselves: anything but a regular file is an error saying
+/// what it is ("not a regular file (a FIFO)").
+pub(crate) fn open_regular_io(path: &Path) -> std::io::Result<std::fs::File> {
+    open_regular(path).map_err(|e| match e {
+        Error::Io { source, .. } => source,
+        Error::NotARegularFile { kind, .. } => {
+            std::io::Error::other(format!("not a regular file ({kind})"))
+        }
+        other => std::io::Error::other(other.to_string()),
+    })
+}
+
+/// Reads the regular file at `path` as [`read_bounded`] does; a path where
+/// nothing is is `Ok(None)`. A link that points nowhere is an error, not
+/// "nothing there" (a state on an unmounted volume must not start over).
+pub fn read_bounded_if_exists(path: &Path, max: u64) -> Result<Option<Vec<u8>>> {
+    match read_bounded(path, max) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(Error::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound
+                && std::fs::symlink_metadata(path)
+                    .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Checks that `path` can be replaced by a regular file: it is one (a link
+/// to one counts), or nothing is there yet.
+///
+/// Errors: [`Error::NotARegularFile`] for a FIFO, device, socket or
+/// directory, [`Error::Io`] when it cannot be examined.
+pub fn check_replaceable(path: &Path) -> Result<()> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => Ok(()),
+        Ok(m) => Err(Error::NotARegularFile {
+            path: path.to_path_buf(),
+            kind: FileKind::of(m.file_type()),
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
+/// Replaces the file at `path` with `bytes` atomically: after
+/// [`check_replaceable`], a temporary file of this run's own in the same
+/// directory (`NAME.PID-RANDOM.tmp`, created exclusively, so nothing
+/// planted under a name can be opened in its place), written, synced and
+/// renamed over `path`. On failure the temporary file is removed and
+/// `path` is left as it was.
+pub fn save_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    check_replaceable(path)?;
+    let mut nonce = [0u8; 8];
+    // The exclusive create is what keeps the name ours; the random part
+    // only keeps concurrent runs apart, so a failure to get it is no error.
+    let _ = getrandom::fill(&mut nonce);
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(
+        ".{}-{}.tmp",
+        std::process::id(),
+        crate::hex::encode(&nonce)
+    ));
+    let tmp = std::path::PathBuf::from(tmp);
+    let write = || -> std::io::Result<()> {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io(path, e)
+    })
+}
+
 fn too_large(path: &Path, max: u64) -> Error {
     Error::TooLarge {
         path: path.to_path_buf(),
@@ -151,6 +242,86 @@ mod tests {
             Err(Error::Io { source, .. }) => {
                 assert_eq!(source.kind(), std::io::ErrorKind::NotFound)
             }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_missing_file_is_none_and_a_fifo_is_still_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(
+            read_bounded_if_exists(&dir.path().join("missing"), 10)
+                .unwrap()
+                .is_none()
+        );
+        let fifo = dir.path().join("fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        match read_bounded_if_exists(&fifo, 10) {
+            Err(Error::NotARegularFile {
+                kind: FileKind::Fifo,
+                ..
+            }) => {}
+            other => panic!("{other:?}"),
+        }
+        let dangling = dir.path().join("dangling");
+        std::os::unix::fs::symlink(dir.path().join("nowhere"), &dangling).unwrap();
+        match read_bounded_if_exists(&dangling, 10) {
+            Err(Error::Io { source, .. }) => {
+                assert_eq!(source.kind(), std::io::ErrorKind::NotFound)
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn save_atomic_replaces_a_regular_file_and_refuses_anything_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("state");
+        save_atomic(&p, b"one").unwrap();
+        save_atomic(&p, b"two").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"two");
+        // Nothing but the file is left behind.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        let fifo = dir.path().join("fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        // Returns at once, and the FIFO is still there.
+        match save_atomic(&fifo, b"x") {
+            Err(Error::NotARegularFile {
+                kind: FileKind::Fifo,
+                ..
+            }) => {}
+            other => panic!("{other:?}"),
+        }
+        assert!(
+            std::fs::symlink_metadata(&fifo)
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+        match save_atomic(dir.path(), b"x") {
+            Err(Error::NotARegularFile {
+                kind: FileKind::Directory,
+                ..
+            }) => {}
+            other => panic!("{other:?}"),
+        }
+        match save_atomic(Path::new("/dev/null"), b"x") {
+            Err(Error::NotARegularFile {
+                kind: FileKind::CharDevice,
+                ..
+            }) => {}
             other => panic!("{other:?}"),
         }
     }

@@ -319,6 +319,59 @@ fn s3_planted_large_object_is_reported_and_the_rest_used() {
     assert!(rs.contains(&"log:truncated".to_owned()), "{rs:?}");
 }
 
+/// Issue 21, the S3 side of the listing rule: every key of the origin's
+/// folder that is not an anchored object (a junk `.note`, another name, a
+/// key in a subfolder, bytes that are no note, a note under another
+/// checkpoint's name) is one `bad_listed_object` row, as in a `dir:`
+/// target; the real anchor still verifies.
+#[test]
+#[cfg(feature = "s3")]
+fn s3_junk_keys_in_the_origins_folder_are_bad_listed_objects() {
+    let Some(m) = Moto::start() else { return };
+    m.lock_bucket("junk");
+    let w = Work::new(2);
+    let t = "s3://junk/x";
+    let out = s3_anchor(&w, &m, t);
+    let key = out["anchors"][0]["key"].as_str().unwrap().to_owned();
+    let (folder, name) = key.rsplit_once('/').unwrap();
+    let shaped = format!("{}/{:020}-{}.note", folder, 7, "0".repeat(64));
+    let planted = [
+        (
+            format!("{folder}/99999999999999999999-junk.note"),
+            "b'not a note\\n'",
+        ),
+        (format!("{folder}/README"), "note"),
+        (format!("{folder}/{name}.bak"), "note"),
+        (format!("{folder}/sub/{name}"), "note"),
+        (shaped.clone(), "b'not a note\\n'"),
+        (shaped.replace("-0000", "-1111"), "note"),
+    ];
+    let mut script = format!("note = s3.get_object(Bucket='junk', Key='{key}')['Body'].read()\n");
+    for (k, body) in &planted {
+        script.push_str(&format!(
+            "body = {body}\ns3.put_object(Bucket='junk', Key='{k}', Body=body, ChecksumSHA256=base64.b64encode(hashlib.sha256(body).digest()).decode())\n"
+        ));
+    }
+    m.py(&script);
+    let v = s3_verify(&w, &m, &["--from", t]);
+    assert_eq!(code(&v), 1, "{}", stdout(&v));
+    let r = one(&v);
+    assert_eq!(r["verdict"], "rejected", "{r}");
+    let rows = r["anchors"].as_array().unwrap();
+    for (k, _) in &planted {
+        let row = rows
+            .iter()
+            .find(|a| a["location"].as_str().unwrap().contains(&format!("/{k}?")))
+            .unwrap_or_else(|| panic!("no row for {k}: {r}"));
+        assert_eq!(row["reason"], "bad_listed_object", "{k}: {r}");
+    }
+    assert!(
+        rows.iter()
+            .any(|a| a["status"] == "verified" && a["location"].as_str().unwrap().contains(&key)),
+        "{r}"
+    );
+}
+
 /// The endpoint recorded in an anchor record is never contacted: the
 /// auditor's `--endpoint` (or environment) is used. A listener on the
 /// recorded endpoint sees no connection.
@@ -925,4 +978,177 @@ fn a_folder_moved_deeper_below_the_target_is_still_read() {
     let r = one(&v);
     assert_ne!(r["verdict"], "consistent", "{r}");
     assert!(reasons(&r).contains(&"bad_listed_object".to_owned()), "{r}");
+}
+
+/// What is put into the log's own folder at a `dir:` target.
+enum Junk {
+    File(Vec<u8>),
+    Dir,
+    Symlink(std::path::PathBuf),
+    Fifo,
+}
+
+/// Issue 21: a junk `.note` in the log's own folder was skipped without a
+/// word (`consistent`, exit 0). Every entry of that folder that is not an
+/// anchored object (a name of another shape, bytes that are no signed
+/// checkpoint note, a note under another checkpoint's name, a directory, a
+/// link, a FIFO, a file over 1 MiB) is one `bad_listed_object` row, exit 1;
+/// a well-named signed note that does not count here (another origin's) is
+/// `bad_anchor_note`. The same rule as an S3 target's listing. Each case
+/// alone, in a target that verifies `consistent` without it.
+#[test]
+fn every_junk_entry_in_the_logs_own_folder_is_reported() {
+    let w = Work::new(2);
+    let (d, t) = dir_target(&w, "worm");
+    assert_eq!(code(&w.anchor(&["--to", &t])), 0);
+    assert_eq!(code(&w.verify(&["--from", &t])), 0);
+    let good = anchored_file(&d);
+    let folder = good.parent().unwrap().to_path_buf();
+    let note = std::fs::read(&good).unwrap();
+    let name = good.file_name().unwrap().to_str().unwrap().to_owned();
+    let (size, rest) = name.split_once('-').unwrap();
+    let root = rest.strip_suffix(".note").unwrap();
+    let size_n: u64 = size.parse().unwrap();
+    let other_size = format!("{:020}", size_n + 1);
+    let zeros = "0".repeat(64);
+    let shaped = format!("{other_size}-{zeros}.note");
+    // A signed checkpoint of another log (its own key and origin).
+    let other_key = w.path("other");
+    let o = vouch(&[
+        "keygen",
+        "--origin",
+        "example.com/other",
+        "--out",
+        Work::s(&other_key),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let other_log = w.path("other.jsonl");
+    for args in [
+        vec![
+            "append",
+            Work::s(&other_log),
+            "--key",
+            Work::s(&other_key),
+            "{}",
+        ],
+        vec![
+            "checkpoint",
+            Work::s(&other_log),
+            "--key",
+            Work::s(&other_key),
+            "--out",
+            Work::s(&w.path("other.cp")),
+        ],
+    ] {
+        let o = vouch(&args);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+    }
+    let other_note = std::fs::read(w.path("other.cp")).unwrap();
+    let text_only = note[..note.windows(2).position(|p| p == b"\n\n").unwrap() + 1].to_vec();
+
+    let listed = "bad_listed_object";
+    let mut cases: Vec<(String, Junk, &str)> = Vec::new();
+    // The issue's file.
+    cases.push((
+        "99999999999999999999-junk.note".into(),
+        Junk::File(b"not a note\n".to_vec()),
+        listed,
+    ));
+    // The anchored note itself, under names of another shape.
+    for junk_name in [
+        format!("{name}.bak"),
+        format!("{size}-{root}"),
+        format!("{size}-{root}.txt"),
+        format!("{}-{root}.note", &size[1..]),
+        format!("0{size}-{root}.note"),
+        format!("{size}-{}.note", root.to_uppercase()),
+        format!("{size}-{}.note", &root[1..]),
+        format!("{size}_{root}.note"),
+        format!(".{name}"),
+        format!("{name}~"),
+        "README".to_owned(),
+        "x.note".to_owned(),
+        ".note".to_owned(),
+    ] {
+        cases.push((junk_name, Junk::File(note.clone()), listed));
+    }
+    // The anchored note under another checkpoint's (well-shaped) name.
+    cases.push((shaped.clone(), Junk::File(note.clone()), listed));
+    cases.push((
+        format!("{size}-{zeros}.note"),
+        Junk::File(note.clone()),
+        listed,
+    ));
+    // Well-shaped names holding bytes that are no signed checkpoint note.
+    for bytes in [
+        Vec::new(),
+        b"not a note\n".to_vec(),
+        vec![0xff, 0x00, 0x01, b'\n'],
+        note[..note.len() - 1].to_vec(),
+        text_only,
+        b"example.com/anchor-test\nnot a size\n\n".to_vec(),
+        vec![b'x'; (1 << 20) + 1],
+    ] {
+        cases.push((shaped.clone(), Junk::File(bytes), listed));
+    }
+    // Not files.
+    cases.push((shaped.clone(), Junk::Dir, listed));
+    cases.push(("sub".into(), Junk::Dir, listed));
+    cases.push((shaped.clone(), Junk::Symlink(good.clone()), listed));
+    cases.push((
+        "dangling.note".into(),
+        Junk::Symlink(w.path("nowhere")),
+        listed,
+    ));
+    cases.push((shaped.clone(), Junk::Fifo, listed));
+    cases.push(("fifo".into(), Junk::Fifo, listed));
+    // A signed note that does not count for this log: judged, not listed.
+    cases.push((shaped.clone(), Junk::File(other_note), "bad_anchor_note"));
+
+    for (junk_name, junk, want) in cases {
+        let p = folder.join(&junk_name);
+        let what = match &junk {
+            Junk::File(b) => format!("{junk_name:?} ({} bytes)", b.len()),
+            Junk::Dir => format!("{junk_name:?} (a directory)"),
+            Junk::Symlink(to) => format!("{junk_name:?} (a link to {})", to.display()),
+            Junk::Fifo => format!("{junk_name:?} (a FIFO)"),
+        };
+        match junk {
+            Junk::File(b) => std::fs::write(&p, b).unwrap(),
+            Junk::Dir => std::fs::create_dir(&p).unwrap(),
+            Junk::Symlink(to) => std::os::unix::fs::symlink(to, &p).unwrap(),
+            Junk::Fifo => {
+                let ok = std::process::Command::new("mkfifo")
+                    .arg(&p)
+                    .status()
+                    .unwrap();
+                assert!(ok.success());
+            }
+        }
+        let v = w.verify(&["--from", &t]);
+        assert_eq!(code(&v), 1, "{what}: {}", stdout(&v));
+        let r = one(&v);
+        assert_eq!(r["verdict"], "rejected", "{what}: {r}");
+        let rejected: Vec<&Value> = r["anchors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["status"] == "rejected")
+            .collect();
+        assert_eq!(rejected.len(), 1, "{what}: {r}");
+        assert_eq!(rejected[0]["reason"], want, "{what}: {r}");
+        assert!(
+            rejected[0]["location"]
+                .as_str()
+                .unwrap()
+                .ends_with(&junk_name),
+            "{what}: {r}"
+        );
+        // Removed again, the target is consistent: the row was this entry.
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.is_dir() => std::fs::remove_dir(&p).unwrap(),
+            _ => std::fs::remove_file(&p).unwrap(),
+        }
+        assert_eq!(code(&w.verify(&["--from", &t])), 0, "{what}");
+    }
 }

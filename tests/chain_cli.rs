@@ -107,9 +107,14 @@ fn append_checkpoint_verify_round_trip_with_json_report() {
     assert_eq!(v["logs"][0]["records"], 4);
     assert_eq!(v["logs"][0]["covered"], 3);
     assert_eq!(v["summary"]["valid"], 1);
-    // Without a key: unauthenticated, exit 0, but 1 with --strict.
-    assert_eq!(code(&run(&["verify", "log.jsonl"], &dir)), 0);
+    // Without a key: unauthenticated, exit 1 (issue 21: 0 means verified
+    // against a key the user trusts); --chain-only asks for the chain alone.
+    assert_eq!(code(&run(&["verify", "log.jsonl"], &dir)), 1);
     assert_eq!(code(&run(&["verify", "log.jsonl", "--strict"], &dir)), 1);
+    assert_eq!(
+        code(&run(&["verify", "log.jsonl", "--chain-only"], &dir)),
+        0
+    );
     let table = run(&["verify", "log.jsonl", "--pub", "k.pub"], &dir);
     assert!(stdout(&table).contains("valid"), "{}", stdout(&table));
     assert!(
@@ -506,7 +511,7 @@ fn killing_a_bulk_appender_at_any_moment_loses_no_acknowledged_record() {
     for (seq, leaf) in &acked {
         assert_eq!(&leaf_of_line(lines[*seq as usize]), leaf, "seq {seq}");
     }
-    let (c, v) = verify_json(&dir, &["log.jsonl"]);
+    let (c, v) = verify_json(&dir, &["log.jsonl", "--chain-only"]);
     assert_eq!(c, 0);
     assert_eq!(v["logs"][0]["status"], "unauthenticated");
 }
@@ -718,4 +723,206 @@ fn readme_example_fleet_has_exactly_one_tampered_log() {
         "{}",
         stdout(&table)
     );
+}
+
+// --- issue 21: exit 0 means verified against a key the user trusts ---------
+
+/// A log of `n` records and one checkpoint, signed by `key` (in `dir`).
+fn signed_log(dir: &Path, log: &str, key: &str, n: usize) {
+    for i in 0..n {
+        let o = run(
+            &["append", log, "--key", key, &format!("{{\"n\":{i}}}")],
+            dir,
+        );
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+    }
+    let o = run(&["checkpoint", log, "--key", key], dir);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
+
+/// Issue 21: without --pub a log is `unauthenticated`, and that used to
+/// exit 0, which a cron job reads as verified. Now exit 1, and the report
+/// still says what was and was not checked.
+#[test]
+fn verify_without_a_trusted_key_exits_1_and_says_unauthenticated() {
+    let (_d, dir) = setup();
+    signed_log(&dir, "log.jsonl", "k", 3);
+    let (c, v) = verify_json(&dir, &["log.jsonl"]);
+    assert_eq!(c, 1, "{v}");
+    assert_eq!(v["exit_code"], 1);
+    assert_eq!(v["mode"], "authenticated");
+    assert_eq!(v["authenticated"], false);
+    let log = &v["logs"][0];
+    assert_eq!(log["status"], "unauthenticated");
+    assert_eq!(log["reason"], "no_trusted_key");
+    // What was checked: the chain, the tree and the checkpoint's root.
+    assert_eq!(log["records"], 4);
+    assert_eq!(log["checkpoints"], 1);
+    assert!(log["root"].is_string());
+    assert_eq!(v["summary"]["unauthenticated"], 1);
+    let o = run(&["verify", "log.jsonl"], &dir);
+    assert_eq!(code(&o), 1);
+    let table = stdout(&o);
+    assert!(table.contains("unauthenticated (rejected)"), "{table}");
+    assert!(
+        table.contains("1 checkpoint signature(s) not checked"),
+        "{table}"
+    );
+    assert!(table.contains("--chain-only"), "{table}");
+    // ndjson: the summary line says the same.
+    let o = run(&["verify", "log.jsonl", "--format", "ndjson"], &dir);
+    assert_eq!(code(&o), 1);
+    let last: Value = serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap();
+    assert_eq!(last["mode"], "authenticated");
+    assert_eq!(last["authenticated"], false);
+    assert_eq!(last["exit_code"], 1);
+    // With the key: valid, exit 0, authenticated.
+    let (c, v) = verify_json(&dir, &["log.jsonl", "--pub", "k.pub"]);
+    assert_eq!(c, 0, "{v}");
+    assert_eq!(v["authenticated"], true);
+    assert_eq!(v["logs"][0]["status"], "valid");
+    assert_eq!(v["logs"][0]["reason"], Value::Null);
+}
+
+/// `--chain-only`: the user asks for the hash chain and tree only. An
+/// internally consistent log exits 0, and the report says that nothing
+/// was authenticated; a broken chain is still exit 1.
+#[test]
+fn chain_only_exits_0_for_a_consistent_log_and_claims_nothing_more() {
+    let (_d, dir) = setup();
+    signed_log(&dir, "log.jsonl", "k", 3);
+    let (c, v) = verify_json(&dir, &["log.jsonl", "--chain-only"]);
+    assert_eq!(c, 0, "{v}");
+    assert_eq!(v["exit_code"], 0);
+    assert_eq!(v["mode"], "chain_only");
+    assert_eq!(v["authenticated"], false);
+    assert_eq!(v["logs"][0]["status"], "unauthenticated");
+    assert_eq!(v["logs"][0]["reason"], "no_trusted_key");
+    assert_eq!(v["summary"]["valid"], 0);
+    let o = run(&["verify", "log.jsonl", "--chain-only"], &dir);
+    assert_eq!(code(&o), 0);
+    assert!(
+        stdout(&o).contains("no key is trusted, so nothing is authenticated"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(
+        &["verify", "log.jsonl", "--chain-only", "--format", "ndjson"],
+        &dir,
+    );
+    let last: Value = serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap();
+    assert_eq!(last["mode"], "chain_only");
+    assert_eq!(last["authenticated"], false);
+    // A broken chain is rejected in chain-only mode too.
+    let text = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
+    std::fs::write(
+        dir.join("log.jsonl"),
+        text.replace("{\"n\":1}", "{\"n\":9}"),
+    )
+    .unwrap();
+    let (c, v) = verify_json(&dir, &["log.jsonl", "--chain-only"]);
+    assert_eq!(c, 1, "{v}");
+    assert_eq!(v["logs"][0]["status"], "invalid");
+}
+
+/// `--chain-only` trusts no key: given with --pub, --checkpoint (which
+/// needs keys) or --strict it is a usage error, exit 2, nothing verified.
+#[test]
+fn chain_only_with_keys_checkpoints_or_strict_is_a_usage_error() {
+    let (_d, dir) = setup();
+    signed_log(&dir, "log.jsonl", "k", 1);
+    std::fs::write(dir.join("cp"), "x").unwrap();
+    for extra in [
+        vec!["--pub", "k.pub"],
+        vec!["--checkpoint", "cp"],
+        vec!["--strict"],
+    ] {
+        let mut args = vec!["verify", "log.jsonl", "--chain-only"];
+        args.extend(&extra);
+        let o = run(&args, &dir);
+        assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("--chain-only"), "{}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+    }
+}
+
+/// The issue's attack: someone rewrites the log and re-signs it under a
+/// fresh key of the same origin. With the real key: rejected. Without a
+/// key: rejected too (it used to pass, exit 0). `--chain-only` accepts the
+/// consistent chain, and says that it authenticated nothing.
+#[test]
+fn a_log_resigned_under_a_fresh_key_of_the_same_origin_never_exits_0_by_default() {
+    let (_d, dir) = setup();
+    signed_log(&dir, "log.jsonl", "k", 3);
+    assert_eq!(
+        code(&run(&["verify", "log.jsonl", "--pub", "k.pub"], &dir)),
+        0
+    );
+    // The attacker's own key, named after the same origin, and a log of
+    // their choosing written and signed with it in place of the real one.
+    let o = run(
+        &["keygen", "--origin", "example.com/cli", "--out", "evil"],
+        &dir,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    std::fs::remove_file(dir.join("log.jsonl")).unwrap();
+    signed_log(&dir, "log.jsonl", "evil", 3);
+    let (c, v) = verify_json(&dir, &["log.jsonl", "--pub", "k.pub"]);
+    assert_eq!(c, 1, "{v}");
+    assert_eq!(v["logs"][0]["status"], "invalid");
+    assert_eq!(v["logs"][0]["failure"]["reason"], "unknown_key");
+    let (c, v) = verify_json(&dir, &["log.jsonl"]);
+    assert_eq!(c, 1, "{v}");
+    assert_eq!(v["logs"][0]["status"], "unauthenticated");
+    let (c, v) = verify_json(&dir, &["log.jsonl", "--chain-only"]);
+    assert_eq!(c, 0, "{v}");
+    assert_eq!(v["authenticated"], false);
+    assert_eq!(v["logs"][0]["status"], "unauthenticated");
+}
+
+/// With --pub given, a log of an origin no key is given for is
+/// unauthenticated (exit 1), even when it holds no checkpoint that could
+/// fail (it used to be `partial`, exit 0); the other logs are reported as
+/// they are.
+#[test]
+fn a_log_whose_origin_has_no_key_given_is_unauthenticated_in_a_fleet() {
+    let (_d, dir) = setup();
+    std::fs::create_dir(dir.join("fleet")).unwrap();
+    signed_log(&dir, "fleet/a.jsonl", "k", 2);
+    let o = run(
+        &["keygen", "--origin", "example.com/other", "--out", "other"],
+        &dir,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    for i in 0..2 {
+        let o = run(
+            &[
+                "append",
+                "fleet/b.jsonl",
+                "--key",
+                "other",
+                &format!("{{\"i\":{i}}}"),
+            ],
+            &dir,
+        );
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+    }
+    let (c, v) = verify_json(&dir, &["fleet", "--pub", "k.pub"]);
+    assert_eq!(c, 1, "{v}");
+    assert_eq!(v["authenticated"], false);
+    let status = |name: &str| {
+        v["logs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["path"].as_str().unwrap().ends_with(name))
+            .unwrap()["status"]
+            .clone()
+    };
+    assert_eq!(status("a.jsonl"), "valid");
+    assert_eq!(status("b.jsonl"), "unauthenticated");
+    // With both keys: a valid log and a partial one (no checkpoint yet).
+    let (c, v) = verify_json(&dir, &["fleet", "--pub", "k.pub", "--pub", "other.pub"]);
+    assert_eq!(c, 0, "{v}");
+    assert_eq!(v["authenticated"], true);
 }

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use vouch::chain::state::{Recheck, VerifyState};
-use vouch::chain::verify::{self, LogStatus, VerifyOptions};
+use vouch::chain::verify::{self, LogStatus, VerifyMode, VerifyOptions};
 use vouch::chain::writer;
 use vouch::note::SignerKey;
 
@@ -122,7 +122,7 @@ fn a_fleet_of_many_small_logs_reports_one_row_each_in_path_order() {
         };
         assert_eq!(l.status, expected, "{}", l.path.display());
     }
-    assert_eq!(report.exit_code(false), 1);
+    assert_eq!(report.exit_code(false, VerifyMode::Authenticated), 1);
 }
 
 fn state_opts(k: &SignerKey, state: Option<VerifyState>, recheck: Recheck) -> VerifyOptions {
@@ -346,7 +346,7 @@ fn exit_code_rejected_evidence_wins_over_an_unreadable_file() {
     let statuses: Vec<LogStatus> = report.logs.iter().map(|l| l.status).collect();
     assert!(statuses.contains(&LogStatus::Error), "{statuses:?}");
     assert!(statuses.contains(&LogStatus::Invalid), "{statuses:?}");
-    assert_eq!(report.exit_code(false), 1);
+    assert_eq!(report.exit_code(false, VerifyMode::Authenticated), 1);
     let only_error = verify::verify_files(&[dir.path().join("ok.jsonl"), unreadable], &opts);
-    assert_eq!(only_error.exit_code(false), 2);
+    assert_eq!(only_error.exit_code(false, VerifyMode::Authenticated), 2);
 }

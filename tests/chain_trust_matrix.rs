@@ -243,7 +243,14 @@ fn by_anchor_verify(f: &Fleet, i: usize, c: &Case, keyfile: &str) -> Verdict {
     let dir = f.w.path(&format!("anchors-{keyfile}-{i}"));
     let folder = dir.join(vouch::anchor::dir::escape_origin(A));
     std::fs::create_dir_all(&folder).unwrap();
-    std::fs::write(folder.join(format!("{:020}-case.note", f.m)), &c.note).unwrap();
+    // Under the content-addressed name vouch gives the checkpoint the
+    // note claims (any other name is a bad_listed_object, issue 21).
+    let name = vouch::note::parse(c.note.as_bytes())
+        .ok()
+        .and_then(|n| vouch::note::checkpoint::parse(&n.text).ok())
+        .map(|cp| format!("{:020}-{}.note", cp.size, vouch::hex::encode(&cp.root)))
+        .unwrap_or_else(|| format!("{:020}-{}.note", f.m, "0".repeat(64)));
+    std::fs::write(folder.join(name), &c.note).unwrap();
     let from = format!("dir:{}", dir.display());
     let keys = key_args(keyfile, &c.extra_online);
     let o = f.w.run(&args(

@@ -32,7 +32,12 @@ fn vouch() -> Command {
 }
 
 /// Waits for `child` at most 20 s; kills it and fails the test if it hangs.
-fn wait_or_kill(mut child: Child, what: &str) -> (ExitStatus, String) {
+fn wait_or_kill(child: Child, what: &str) -> (ExitStatus, String) {
+    wait_or_kill_after(child, what, Duration::from_secs(20))
+}
+
+/// Waits for `child` at most `limit`; kills it and fails the test if it hangs.
+fn wait_or_kill_after(mut child: Child, what: &str, limit: Duration) -> (ExitStatus, String) {
     let start = Instant::now();
     loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -42,10 +47,10 @@ fn wait_or_kill(mut child: Child, what: &str) -> (ExitStatus, String) {
             }
             return (status, err);
         }
-        if start.elapsed() > Duration::from_secs(20) {
+        if start.elapsed() > limit {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("{what}: still running after 20 s (blocked?)");
+            panic!("{what}: still running after {limit:?} (blocked?)");
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -445,5 +450,415 @@ fn a_closed_pipe_is_quiet_and_keeps_the_verdict() {
         assert!(!err.contains("panicked"), "{err}");
         assert!(err.is_empty(), "a closed pipe is quiet: {err}");
         assert_eq!(status.code(), Some(0), "the verdict (all valid) is kept");
+    }
+}
+
+// --- issue 21: every small input, and every state, through one open ---------
+
+/// What is put where a small input (a state, key, checkpoint, proof,
+/// receipt, policy, rules or targets file) is expected.
+#[derive(Clone, Copy, Debug)]
+enum NotAFile {
+    Fifo,
+    DevNull,
+    Directory,
+}
+
+impl NotAFile {
+    /// The words of the message that say what it is.
+    fn kind(self) -> &'static str {
+        match self {
+            NotAFile::Fifo => "not a regular file (a FIFO)",
+            NotAFile::DevNull => "not a regular file (a character device)",
+            NotAFile::Directory => "not a regular file (a directory)",
+        }
+    }
+}
+
+/// Every file the matrix needs, made by the real binary: a key pair, a
+/// log with two checkpoints, a kept checkpoint, inclusion and consistency
+/// proofs, the record line, a receipt, a stamp receipt, a drift log with a
+/// baseline, a policy, rules, a dir: target and a targets file.
+fn issue21_fixture() -> Work {
+    let w = Work::new();
+    w.log();
+    let ok = |args: &[&str]| {
+        let o = vouch()
+            .args(args)
+            .current_dir(w.dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+        o
+    };
+    let o = ok(&["checkpoint", "log", "--key", "key", "--out", "cp"]);
+    assert!(!o.stdout.is_empty());
+    ok(&["append", "log", "--key", "key", "{\"n\":2}"]);
+    ok(&["checkpoint", "log", "--key", "key"]);
+    ok(&["prove", "log", "--seq", "0", "--out", "proof"]);
+    ok(&["prove", "log", "--consistency-from", "1", "--out", "cons"]);
+    let first = std::fs::read_to_string(w.path("log")).unwrap();
+    std::fs::write(w.path("record"), first.lines().next().unwrap()).unwrap();
+    ok(&["receipt", "log", "--seq", "0", "--out", "receipt.json"]);
+    std::fs::write(w.path("data.txt"), "stamped\n").unwrap();
+    ok(&["stamp", "data.txt", "--key", "key", "--out", "run.vouch"]);
+    std::fs::create_dir(w.path("tree")).unwrap();
+    std::fs::write(w.path("tree/a"), "a\n").unwrap();
+    ok(&["drift", "snapshot", "tree", "--log", "dlog", "--key", "key"]);
+    std::fs::write(w.path("conf.json"), "{\"a\":1}\n").unwrap();
+    std::fs::write(w.path("rules.toml"), "exclude = [\"cache\"]\n").unwrap();
+    std::fs::write(w.path("policy.toml"), "version = 1\ndefault = \"allow\"\n").unwrap();
+    // An empty target: an anchor would leave an immutable file (as root)
+    // that the temporary directory could not remove.
+    std::fs::create_dir(w.path("worm")).unwrap();
+    std::fs::write(w.path("targets"), format!("dir:{}\n", w.s("worm"))).unwrap();
+    w
+}
+
+/// The commands and flags that take a small input, `@` standing for it.
+/// Whatever is put there, the command must stop at once with exit 2 and a
+/// message that names the path and says what it is.
+fn issue21_cases() -> Vec<(&'static str, Vec<&'static str>)> {
+    vec![
+        (
+            "verify --state",
+            vec!["verify", "log", "--pub", "key.pub", "--state", "@"],
+        ),
+        ("verify --pub", vec!["verify", "log", "--pub", "@"]),
+        (
+            "verify --checkpoint",
+            vec!["verify", "log", "--pub", "key.pub", "--checkpoint", "@"],
+        ),
+        (
+            "verify-proof PROOF",
+            vec![
+                "verify-proof",
+                "@",
+                "--record",
+                "record",
+                "--pub",
+                "key.pub",
+            ],
+        ),
+        (
+            "verify-proof --record",
+            vec!["verify-proof", "proof", "--record", "@", "--pub", "key.pub"],
+        ),
+        (
+            "verify-proof --pub",
+            vec!["verify-proof", "proof", "--record", "record", "--pub", "@"],
+        ),
+        (
+            "verify-consistency PROOF",
+            vec!["verify-consistency", "@", "--old", "cp", "--pub", "key.pub"],
+        ),
+        (
+            "verify-consistency --old",
+            vec![
+                "verify-consistency",
+                "cons",
+                "--old",
+                "@",
+                "--pub",
+                "key.pub",
+            ],
+        ),
+        ("append --key", vec!["append", "log", "--key", "@", "{}"]),
+        ("checkpoint --key", vec!["checkpoint", "log", "--key", "@"]),
+        (
+            "rotate --key",
+            vec!["rotate", "log", "--key", "@", "--new-key", "key"],
+        ),
+        (
+            "rotate --new-key",
+            vec!["rotate", "log", "--key", "key", "--new-key", "@"],
+        ),
+        (
+            "anchor --key",
+            vec!["anchor", "log", "--key", "@", "--to", "dir:worm"],
+        ),
+        (
+            "anchor verify --pub",
+            vec!["anchor", "verify", "log", "--pub", "@"],
+        ),
+        (
+            "anchor verify --state",
+            vec![
+                "anchor", "verify", "log", "--pub", "key.pub", "--from", "dir:worm", "--state", "@",
+            ],
+        ),
+        (
+            "anchor verify --targets",
+            vec![
+                "anchor",
+                "verify",
+                "log",
+                "--pub",
+                "key.pub",
+                "--targets",
+                "@",
+            ],
+        ),
+        (
+            "anchor verify --tsa-ca",
+            vec![
+                "anchor", "verify", "log", "--pub", "key.pub", "--from", "dir:worm", "--tsa-ca",
+                "@",
+            ],
+        ),
+        (
+            "receipt verify RECEIPT",
+            vec!["receipt", "verify", "@", "--pub", "key.pub"],
+        ),
+        (
+            "receipt verify --pub",
+            vec!["receipt", "verify", "receipt.json", "--pub", "@"],
+        ),
+        (
+            "receipt verify --record",
+            vec![
+                "receipt",
+                "verify",
+                "receipt.json",
+                "--pub",
+                "key.pub",
+                "--record",
+                "@",
+            ],
+        ),
+        (
+            "receipt verify --tsa-ca",
+            vec![
+                "receipt",
+                "verify",
+                "receipt.json",
+                "--pub",
+                "key.pub",
+                "--tsa-ca",
+                "@",
+            ],
+        ),
+        (
+            "receipt verify --targets",
+            vec![
+                "receipt",
+                "verify",
+                "receipt.json",
+                "--pub",
+                "key.pub",
+                "--online",
+                "--targets",
+                "@",
+            ],
+        ),
+        (
+            "stamp --key",
+            vec!["stamp", "data.txt", "--key", "@", "--out", "new.vouch"],
+        ),
+        (
+            "stamp verify RECEIPT",
+            vec!["stamp", "verify", "@", "--pub", "key.pub"],
+        ),
+        (
+            "stamp verify --pub",
+            vec!["stamp", "verify", "run.vouch", "--pub", "@"],
+        ),
+        (
+            "stamp verify --tsa-ca",
+            vec![
+                "stamp",
+                "verify",
+                "run.vouch",
+                "--pub",
+                "key.pub",
+                "--tsa-ca",
+                "@",
+            ],
+        ),
+        (
+            "stamp extract --key",
+            vec![
+                "stamp",
+                "extract",
+                "run.vouch",
+                "data.txt",
+                "--out",
+                "x.minisig",
+                "--format",
+                "minisign",
+                "--key",
+                "@",
+            ],
+        ),
+        (
+            "drift snapshot --key",
+            vec!["drift", "snapshot", "tree", "--log", "dlog", "--key", "@"],
+        ),
+        (
+            "drift snapshot --rules",
+            vec![
+                "drift", "snapshot", "tree", "--log", "dlog", "--key", "key", "--rules", "@",
+            ],
+        ),
+        (
+            "drift check --pub",
+            vec!["drift", "check", "tree", "--log", "dlog", "--pub", "@"],
+        ),
+        (
+            "drift check --rules",
+            vec![
+                "drift", "check", "tree", "--log", "dlog", "--pub", "key.pub", "--rules", "@",
+            ],
+        ),
+        (
+            "drift accept --key",
+            vec![
+                "drift", "accept", "tree", "--log", "dlog", "--key", "@", "--reason", "r",
+            ],
+        ),
+        (
+            "drift import --from",
+            vec![
+                "drift", "import", "tree", "--log", "dlog", "--key", "key", "--from", "@",
+                "--format", "mtree",
+            ],
+        ),
+        (
+            "drift history --pub",
+            vec!["drift", "history", "--log", "dlog", "--pub", "@"],
+        ),
+        (
+            "wrap --policy",
+            vec![
+                "wrap", "--policy", "@", "--log", "wlog", "--key", "key", "--id", "s", "--", "true",
+            ],
+        ),
+        (
+            "wrap --key",
+            vec![
+                "wrap",
+                "--policy",
+                "policy.toml",
+                "--log",
+                "wlog",
+                "--key",
+                "@",
+                "--id",
+                "s",
+                "--",
+                "true",
+            ],
+        ),
+        ("policy check", vec!["policy", "check", "@"]),
+        ("policy test", vec!["policy", "test", "@", "--tool", "t"]),
+        ("scan FILE", vec!["scan", "@"]),
+        ("scan --config", vec!["scan", "--config", "@"]),
+        (
+            "pins status --pub",
+            vec!["pins", "status", "--id", "s", "--log", "log", "--pub", "@"],
+        ),
+        (
+            "pins status --key",
+            vec!["pins", "status", "--id", "s", "--log", "log", "--key", "@"],
+        ),
+        ("key export", vec!["key", "export", "@", "--format", "pem"]),
+        ("tsa show", vec!["tsa", "show", "@"]),
+    ]
+}
+
+/// Issue 21: `vouch verify --state FIFO` blocked forever. Every command
+/// that takes a small input refuses a FIFO, /dev/null and a directory at
+/// once (each run under a hang guard), with exit 2 and a message naming
+/// the path and what it is; nothing is written through them.
+#[test]
+fn every_small_input_refuses_a_fifo_a_device_and_a_directory_promptly() {
+    let w = issue21_fixture();
+    let fifo = w.fifo("in.fifo");
+    std::fs::create_dir(w.path("a-dir")).unwrap();
+    let mut failed = Vec::new();
+    for kind in [NotAFile::Fifo, NotAFile::DevNull, NotAFile::Directory] {
+        let bad = match kind {
+            NotAFile::Fifo => fifo.clone(),
+            NotAFile::DevNull => "/dev/null".to_owned(),
+            NotAFile::Directory => w.s("a-dir"),
+        };
+        for (what, template) in issue21_cases() {
+            let args: Vec<String> = template
+                .iter()
+                .map(|a| {
+                    if *a == "@" {
+                        bad.clone()
+                    } else {
+                        (*a).to_owned()
+                    }
+                })
+                .collect();
+            let child = vouch()
+                .args(&args)
+                .current_dir(w.dir.path())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let (status, err) = wait_or_kill_after(child, what, Duration::from_secs(5));
+            let code = status.code().unwrap_or(-1);
+            if code != 2 || !err.contains(&bad) || !err.contains(kind.kind()) {
+                failed.push(format!("{what} with {kind:?}: exit {code}: {err}"));
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+    // The FIFO is still a FIFO: nothing replaced or wrote through it.
+    use std::os::unix::fs::FileTypeExt;
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+}
+
+/// Issue 21: a state or cache that vouch writes is never written through
+/// a FIFO planted at its name or at the name of its temporary file (the
+/// fixed `NAME.tmp` of earlier versions blocked `checkpoint` and `verify
+/// --state` forever). The run completes; the FIFOs are left as they are.
+#[test]
+fn a_fifo_planted_where_a_state_or_cache_is_written_is_never_opened() {
+    let w = Work::new();
+    w.log();
+    let st = w.s("st");
+    let planted = [
+        w.fifo("log.vouch-tree"),
+        w.fifo("log.vouch-tree.tmp"),
+        w.fifo("st.tmp"),
+    ];
+    let (code, err) = run_guarded(&["checkpoint", &w.s("log"), "--key", &w.s("key")]);
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = run_guarded(&[
+        "verify",
+        &w.s("log"),
+        "--pub",
+        &w.s("key.pub"),
+        "--state",
+        &st,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(w.path("st").is_file());
+    // And again, resuming from the state just written.
+    let (code, err) = run_guarded(&[
+        "verify",
+        &w.s("log"),
+        "--pub",
+        &w.s("key.pub"),
+        "--state",
+        &st,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    use std::os::unix::fs::FileTypeExt;
+    for p in planted {
+        assert!(
+            std::fs::symlink_metadata(&p).unwrap().file_type().is_fifo(),
+            "{p}"
+        );
     }
 }

@@ -11,8 +11,10 @@
 //! use is a copy on a separate disk or mount the log writer cannot reach.
 
 use super::TargetProblem;
+use super::error::ListedObjectProblem;
 use super::record::DirAnchor;
 pub use super::record::{escape_origin, object_name, origin_folder, unescape_origin};
+use crate::fs::FileKind;
 use crate::note::checkpoint::Checkpoint;
 use crate::{Error, Result};
 use std::io::Write;
@@ -30,13 +32,21 @@ fn target_error(path: &Path, problem: TargetProblem) -> Error {
     }
 }
 
-/// Every `*.note` entry below a `dir:` target, by the origin its note
-/// names (its first line), from one pass over every folder at any depth
-/// below the target (and the target itself; links are not followed). A note lying anywhere but in its
-/// origin's folder, e.g. in a folder that was renamed (chattr +i protects
-/// the files, not their folder's name), is a `Moved` entry of its origin,
-/// never silently skipped; an entry whose note names no origin is
-/// attributed to its folder's origin.
+/// Every entry of every origin's folder below a `dir:` target, and every
+/// `*.note` file elsewhere below it, by origin, from one pass over every
+/// folder at any depth below the target (and the target itself; links are
+/// not followed).
+///
+/// In an origin's folder (`<target>/<origin folder>/`) every entry is
+/// listed: a regular file is an [`ListedEntry::Object`] of that origin
+/// (its name and note are judged by the verifier); a directory, a link, a
+/// FIFO or device, or a file over 1 MiB is a [`ListedEntry::Bad`] of that
+/// origin. A note lying anywhere but in its origin's folder, e.g. in a
+/// folder that was renamed (chattr +i protects the files, not their
+/// folder's name), is a `Moved` entry of the origin its first line names,
+/// never silently skipped (in another origin's folder it is also that
+/// origin's entry). Something other than a folder named like an origin's
+/// folder is a `Bad` entry of that origin.
 pub type Index = std::collections::BTreeMap<String, Vec<ListedEntry>>;
 
 /// Most entries read from one `dir:` target.
@@ -53,6 +63,12 @@ pub fn index(dir: &Path) -> Result<Index> {
     }
     let mut out = Index::new();
     let mut count = 0usize;
+    let too_many = || {
+        Error::io(
+            dir,
+            std::io::Error::other(format!("more than {MAX_INDEXED} entries")),
+        )
+    };
     // Every folder at any depth below the target (links are not followed):
     // a folder moved one level deeper is still read. Only `<target>/<origin
     // folder>/` is where a note belongs.
@@ -79,19 +95,20 @@ pub fn index(dir: &Path) -> Result<Index> {
                 Ok(m) if m.is_dir() => {
                     count += 1;
                     if count > MAX_INDEXED {
-                        return Err(Error::io(
-                            dir,
-                            std::io::Error::other(format!("more than {MAX_INDEXED} entries")),
-                        ));
+                        return Err(too_many());
                     }
                     pending.push((path, depth + 1));
                 }
-                Ok(m) if m.file_type().is_symlink() && depth == 0 => {
+                Ok(m) if depth == 0 => {
                     if let Some(origin) = unescape_origin(&name) {
-                        out.entry(origin).or_default().push(ListedEntry::Bad {
-                            problem: target_error(&path, TargetProblem::Symlink).to_string(),
-                            path,
-                        });
+                        let problem = if m.file_type().is_symlink() {
+                            ListedObjectProblem::Symlink
+                        } else {
+                            ListedObjectProblem::NotAFolder(FileKind::of(m.file_type()))
+                        };
+                        out.entry(origin)
+                            .or_default()
+                            .push(ListedEntry::Bad { path, problem });
                     }
                 }
                 _ => {}
@@ -104,7 +121,8 @@ pub fn index(dir: &Path) -> Result<Index> {
         let mut names = Vec::new();
         for entry in std::fs::read_dir(&folder).map_err(|e| Error::io(&folder, e))? {
             let entry = entry.map_err(|e| Error::io(&folder, e))?;
-            if entry.file_name().to_string_lossy().ends_with(".note") {
+            // In an origin's folder every entry counts; elsewhere, notes.
+            if folder_origin.is_some() || entry.file_name().to_string_lossy().ends_with(".note") {
                 names.push(entry.path());
             }
         }
@@ -112,64 +130,107 @@ pub fn index(dir: &Path) -> Result<Index> {
         for path in names {
             count += 1;
             if count > MAX_INDEXED {
-                return Err(Error::io(
-                    dir,
-                    std::io::Error::other(format!("more than {MAX_INDEXED} entries")),
-                ));
+                return Err(too_many());
             }
-            let (origin, entry) = match read_object(&path) {
-                Ok(Some(obj)) => {
-                    let named = obj
-                        .bytes
-                        .split(|b| *b == b'\n')
-                        .next()
-                        .and_then(|l| std::str::from_utf8(l).ok())
-                        .filter(|o| !o.is_empty())
-                        .map(str::to_owned);
-                    match named {
-                        Some(o) if name.as_deref() == Some(escape_origin(&o).as_str()) => {
-                            (Some(o), ListedEntry::Object(obj))
-                        }
-                        Some(o) => (
-                            Some(o.clone()),
-                            ListedEntry::Moved {
-                                problem: format!(
-                                    "{}: a note of {o:?} outside its folder {:?} (moved or planted)",
-                                    obj.path.display(),
-                                    escape_origin(&o)
-                                ),
-                                obj,
-                            },
-                        ),
-                        None => (
-                            folder_origin.clone(),
-                            ListedEntry::Bad {
-                                problem: "not a checkpoint note".into(),
-                                path: obj.path,
-                            },
-                        ),
-                    }
-                }
-                Ok(None) => continue,
-                Err(
-                    e @ (Error::AnchorTarget { .. }
-                    | Error::TooLarge { .. }
-                    | Error::NotARegularFile { .. }),
-                ) => (
-                    folder_origin.clone(),
-                    ListedEntry::Bad {
-                        path: path.clone(),
-                        problem: e.to_string(),
-                    },
-                ),
-                Err(error) => (folder_origin.clone(), ListedEntry::Error { path, error }),
-            };
-            if let Some(origin) = origin {
-                out.entry(origin).or_default().push(entry);
+            match &folder_origin {
+                Some(origin) => index_in_origin_folder(&mut out, origin, path),
+                None => index_elsewhere(&mut out, path),
             }
         }
     }
     Ok(out)
+}
+
+/// The origin a note names on its first line, if any.
+fn named_origin(bytes: &[u8]) -> Option<String> {
+    bytes
+        .split(|b| *b == b'\n')
+        .next()
+        .and_then(|l| std::str::from_utf8(l).ok())
+        .filter(|o| !o.is_empty())
+        .map(str::to_owned)
+}
+
+/// An entry of `origin`'s folder: an object (judged by the verifier: its
+/// name, its note, the trust rule), or why it cannot be one.
+fn index_in_origin_folder(out: &mut Index, origin: &str, path: PathBuf) {
+    let bad = |problem| ListedEntry::Bad {
+        path: path.clone(),
+        problem,
+    };
+    let entry = match std::fs::symlink_metadata(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+        Err(e) => ListedEntry::Error {
+            error: Error::io(&path, e),
+            path: path.clone(),
+        },
+        Ok(m) if m.is_dir() => bad(ListedObjectProblem::Directory),
+        Ok(m) if m.file_type().is_symlink() => bad(ListedObjectProblem::Symlink),
+        Ok(m) if !m.is_file() => bad(ListedObjectProblem::NotAFile(FileKind::of(m.file_type()))),
+        Ok(_) => match read_object(&path) {
+            Ok(Some(obj)) => {
+                // A note of another origin here is that origin's too (as
+                // a note outside its folder), and this origin's entry.
+                if let Some(other) = named_origin(&obj.bytes).filter(|o| o != origin) {
+                    out.entry(other.clone())
+                        .or_default()
+                        .push(ListedEntry::Moved {
+                            problem: ListedObjectProblem::OutsideItsFolder {
+                                folder: escape_origin(&other),
+                                origin: other,
+                            },
+                            obj: obj.clone(),
+                        });
+                }
+                ListedEntry::Object(obj)
+            }
+            Ok(None) => return,
+            Err(e) => match listed_problem(&e) {
+                Some(problem) => bad(problem),
+                None => ListedEntry::Error {
+                    path: path.clone(),
+                    error: e,
+                },
+            },
+        },
+    };
+    out.entry(origin.to_owned()).or_default().push(entry);
+}
+
+/// A `*.note` file outside every origin's folder: a `Moved` entry of the
+/// origin its first line names (one naming none belongs to nobody).
+fn index_elsewhere(out: &mut Index, path: PathBuf) {
+    let Ok(Some(obj)) = read_object(&path) else {
+        return;
+    };
+    if let Some(origin) = named_origin(&obj.bytes) {
+        out.entry(origin.clone())
+            .or_default()
+            .push(ListedEntry::Moved {
+                problem: ListedObjectProblem::OutsideItsFolder {
+                    folder: escape_origin(&origin),
+                    origin,
+                },
+                obj,
+            });
+    }
+}
+
+/// The problem of the entry when `e` says it cannot be a note vouch wrote.
+fn listed_problem(e: &Error) -> Option<ListedObjectProblem> {
+    match e {
+        Error::TooLarge { max, .. } => Some(ListedObjectProblem::TooLarge { max: *max }),
+        Error::NotARegularFile { kind, .. } => Some(ListedObjectProblem::NotAFile(*kind)),
+        Error::AnchorTarget {
+            problem: TargetProblem::Symlink,
+            ..
+        } => Some(ListedObjectProblem::Symlink),
+        Error::AnchorTarget {
+            problem: TargetProblem::NotAFile,
+            ..
+        } => Some(ListedObjectProblem::NotAFile(FileKind::Other)),
+        _ => None,
+    }
 }
 
 /// Writes `note` for `cp` below `dir`. Idempotent: if the file already
@@ -361,11 +422,11 @@ pub enum ListedEntry {
     /// A note lying outside its origin's folder ([`index`]).
     Moved {
         obj: DirObject,
-        problem: String,
+        problem: ListedObjectProblem,
     },
     Bad {
         path: PathBuf,
-        problem: String,
+        problem: ListedObjectProblem,
     },
     Error {
         path: PathBuf,

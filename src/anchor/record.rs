@@ -261,6 +261,24 @@ pub fn object_name(cp: &Checkpoint) -> String {
     )
 }
 
+/// Splits an object name relative to a target ([`object_name`]'s form:
+/// `<origin folder>/<size, 20 digits>-<root, 64 lowercase hex>.note`) into
+/// the origin its folder stands for, the size and the root. `None` for any
+/// other name (another extension, a folder deeper, a size over `u64`, an
+/// uppercase or short root, a folder that is no escaped origin).
+pub fn parse_object_name(name: &str) -> Option<(String, u64, Hash)> {
+    let (folder, file) = name.split_once('/')?;
+    let origin = unescape_origin(folder)?;
+    let stem = file.strip_suffix(".note")?;
+    let (size, root) = stem.split_once('-')?;
+    if size.len() != 20 || !size.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let size: u64 = size.parse().ok()?;
+    let root = crate::hex::decode_lower::<32>(root.as_bytes())?;
+    Some((origin, size, root))
+}
+
 /// The folder of an origin's checkpoints below a target.
 pub fn origin_folder(origin: &str) -> String {
     escape_origin(origin)
@@ -298,4 +316,45 @@ pub fn escape_origin(origin: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn object_names_parse_back_and_nothing_else_does() {
+        let cp = Checkpoint {
+            origin: "example.com/log".into(),
+            size: 42,
+            root: [0xab; 32],
+            extensions: vec![],
+        };
+        let name = object_name(&cp);
+        assert_eq!(
+            parse_object_name(&name),
+            Some(("example.com/log".to_owned(), 42, [0xab; 32]))
+        );
+        let root = "ab".repeat(32);
+        for bad in [
+            format!("example.com%2Flog/99999999999999999999-{root}.note"),
+            "example.com%2Flog/99999999999999999999-junk.note".to_owned(),
+            format!("example.com%2Flog/0000000000000000042-{root}.note"),
+            format!("example.com%2Flog/000000000000000000042-{root}.note"),
+            format!(
+                "example.com%2Flog/00000000000000000042-{}.note",
+                root.to_uppercase()
+            ),
+            format!("example.com%2Flog/00000000000000000042-{root}.note.bak"),
+            format!("example.com%2Flog/00000000000000000042-{root}"),
+            format!("example.com%2Flog/00000000000000000042_{root}.note"),
+            format!("example.com%2Flog/sub/00000000000000000042-{root}.note"),
+            format!("example.com/log/00000000000000000042-{root}.note"),
+            format!("example.com%2flog/00000000000000000042-{root}.note"),
+            format!("00000000000000000042-{root}.note"),
+            format!("example.com%2Flog/+0000000000000000042-{root}.note"),
+        ] {
+            assert_eq!(parse_object_name(&bad), None, "{bad}");
+        }
+    }
 }

@@ -432,8 +432,9 @@ impl Session {
         })
     }
 
-    /// Every version of every object whose key ends in `.note` under the
-    /// origin's folder of `s3://bucket/prefix`, following the listing's
+    /// Every version of every object under the origin's folder of
+    /// `s3://bucket/prefix` (whatever its name: the verifier judges the
+    /// names), following the listing's
     /// pagination to the end (delete markers skipped). At most
     /// [`MAX_LISTED`] versions are kept in memory; beyond that the listing
     /// is an error rather than silently cut short.
@@ -461,10 +462,10 @@ impl Session {
                     .send()
                     .await
                     .map_err(|e| remote(&target, "ListObjectVersions", e))?;
+                // Every key of the folder, whatever its name: the verifier
+                // reports one that is not an anchored object's.
                 for v in page.versions() {
-                    if let (Some(k), Some(id)) = (v.key(), v.version_id())
-                        && k.ends_with(".note")
-                    {
+                    if let (Some(k), Some(id)) = (v.key(), v.version_id()) {
                         versions.push(ListedVersion {
                             key: k.to_owned(),
                             version_id: id.to_owned(),
@@ -550,18 +551,16 @@ impl Session {
         })
     }
 
-    /// GETs one listed version. `Ok(Err(why))`: the entry is not a note
-    /// vouch could have written (too large); `Ok(Ok(None))`: gone.
+    /// GETs one listed version. `Ok(Err(max))`: the entry is not a note
+    /// vouch could have written (larger than `max` bytes); `Ok(Ok(None))`:
+    /// gone.
     pub fn get_version(
         &self,
         bucket: &str,
         v: &ListedVersion,
-    ) -> Result<Result<Option<Vec<u8>>, String>> {
+    ) -> Result<Result<Option<Vec<u8>>, u64>> {
         if v.size.is_some_and(|s| s > MAX_OBJECT as i64) {
-            return Ok(Err(format!(
-                "an object of {} bytes, over {MAX_OBJECT}",
-                v.size.unwrap_or(0)
-            )));
+            return Ok(Err(MAX_OBJECT as u64));
         }
         let client = self.client(self.conn.region.clone());
         let target = format!("s3://{bucket}/{}", v.key);
@@ -581,7 +580,7 @@ impl Session {
             Ok(read_body(&target, got.body)
                 .await?
                 .map(Some)
-                .ok_or_else(|| format!("an object over {MAX_OBJECT} bytes")))
+                .ok_or(MAX_OBJECT as u64))
         })
     }
 

@@ -61,10 +61,9 @@ impl StateFile {
     /// Loads `path` (a missing file is an empty state). A file that is not
     /// an anchor state is an operational error: nothing is overwritten.
     pub fn load(path: &Path, recheck_days: u32) -> Result<StateFile> {
-        let state = match std::fs::symlink_metadata(path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => AnchorState::default(),
-            _ => {
-                let bytes = crate::fs::read_bounded(path, MAX_STATE_BYTES)?;
+        let state = match crate::fs::read_bounded_if_exists(path, MAX_STATE_BYTES)? {
+            None => AnchorState::default(),
+            Some(bytes) => {
                 let state: AnchorState =
                     serde_json::from_slice(&bytes).map_err(|e| Error::BadStateFile {
                         path: path.to_path_buf(),
@@ -116,33 +115,15 @@ impl StateFile {
         self.state.objects.remove(id);
     }
 
-    /// Writes the state atomically (temporary file, fsync, rename).
+    /// Writes the state atomically ([`crate::fs::save_atomic`]: a
+    /// temporary file of the run's own, so concurrent runs never rename
+    /// each other's file away; fsync; rename). A path that is not a
+    /// regular file is refused, never written through.
     pub fn save(&self) -> Result<()> {
         let text = serde_json::to_vec(&self.state).map_err(|source| Error::Serialize {
             what: "the anchor state",
             source,
         })?;
-        // A name of this run's own, so concurrent runs never rename each
-        // other's file away; the rename replaces the state atomically.
-        let mut nonce = [0u8; 8];
-        let _ = getrandom::fill(&mut nonce);
-        let mut tmp = self.path.as_os_str().to_owned();
-        tmp.push(format!(
-            ".{}-{}.tmp",
-            std::process::id(),
-            crate::hex::encode(&nonce)
-        ));
-        let tmp = PathBuf::from(tmp);
-        let write = || -> std::io::Result<()> {
-            use std::io::Write;
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(&text)?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, &self.path)
-        };
-        write().map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            Error::io(&self.path, e)
-        })
+        crate::fs::save_atomic(&self.path, &text)
     }
 }

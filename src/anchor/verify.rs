@@ -31,7 +31,7 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-pub use super::error::AnchorError;
+pub use super::error::{AnchorError, ListedObjectProblem};
 
 /// Where a checked anchor came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -863,18 +863,54 @@ fn check_recorded_entry(
     super::check::check_entry(entry, note, &cp, ctx)
 }
 
-/// One object found by listing: identity, type, location shown, bytes
-/// (or why the entry is not a note vouch could have written).
+/// One object found by listing: identity, type, location shown, its name
+/// relative to the target (`<origin folder>/<file>`, `None` when it is not
+/// text), bytes (or why the entry is not a note vouch could have written).
 struct Listed {
     id: String,
     kind: &'static str,
     location: String,
+    name: Option<String>,
     bytes: std::result::Result<Vec<u8>, ListedProblem>,
 }
 
 enum ListedProblem {
-    Bad(String),
+    Bad(ListedObjectProblem),
     Error(Error),
+}
+
+/// The listing rule of docs/FORMAT.md §9.3 item 3, the same for every
+/// target: an entry of `origin`'s folder must be named like an anchored
+/// object and hold a signed checkpoint note (else `bad_listed_object`),
+/// a note of `origin` that counts (else `bad_anchor_note`), and be the
+/// object named after that note (else `bad_listed_object`).
+fn judge_listed(
+    name: Option<&str>,
+    origin: &str,
+    bytes: &[u8],
+    keys: &crate::chain::TrustedKeys,
+    location: &str,
+) -> std::result::Result<AuditorCheckpoint, AnchorError> {
+    let bad = |problem| AnchorError::BadListedObject { problem };
+    let named = name.and_then(super::record::parse_object_name);
+    if named.as_ref().is_none_or(|(o, _, _)| o != origin) {
+        return Err(bad(ListedObjectProblem::NotAnObjectName));
+    }
+    if let Err(e) = crate::note::parse(bytes).and_then(|n| crate::note::checkpoint::parse(&n.text))
+    {
+        return Err(bad(ListedObjectProblem::NotACheckpoint {
+            reason: e.code(),
+        }));
+    }
+    let cp = match AuditorCheckpoint::from_note(location, bytes, keys) {
+        Ok(cp) if cp.checkpoint().origin == origin => cp,
+        _ => return Err(AnchorError::BadNote),
+    };
+    let expected = super::record::object_name(cp.checkpoint());
+    if name != Some(expected.as_str()) {
+        return Err(bad(ListedObjectProblem::NameDisagrees { expected }));
+    }
+    Ok(cp)
 }
 
 fn list_target(
@@ -920,27 +956,31 @@ fn list_target(
                 EntryOutcome::Rejected(AnchorError::BadListedObject { problem })
             }
             Err(ListedProblem::Error(e)) => EntryOutcome::Error(e),
-            Ok(bytes) => {
-                match AuditorCheckpoint::from_note(&check.location, &bytes, &opts.trusted) {
-                    Ok(cp) if cp.checkpoint().origin == origin => {
-                        check.size = Some(cp.checkpoint().size);
-                        check.root = Some(cp.checkpoint().root);
-                        anchored.push(cp);
-                        if let Some(state) = opts.state.as_mut()
-                            && item.kind == "s3"
-                        {
-                            state.fetched(&item.id, &bytes);
-                        }
-                        EntryOutcome::Verified(Vec::new())
+            Ok(bytes) => match judge_listed(
+                item.name.as_deref(),
+                origin,
+                &bytes,
+                &opts.trusted,
+                &check.location,
+            ) {
+                Ok(cp) => {
+                    check.size = Some(cp.checkpoint().size);
+                    check.root = Some(cp.checkpoint().root);
+                    anchored.push(cp);
+                    if let Some(state) = opts.state.as_mut()
+                        && item.kind == "s3"
+                    {
+                        state.fetched(&item.id, &bytes);
                     }
-                    _ => {
-                        if let Some(state) = opts.state.as_mut() {
-                            state.forget(&item.id);
-                        }
-                        EntryOutcome::Rejected(AnchorError::BadNote)
-                    }
+                    EntryOutcome::Verified(Vec::new())
                 }
-            }
+                Err(e) => {
+                    if let Some(state) = opts.state.as_mut() {
+                        state.forget(&item.id);
+                    }
+                    EntryOutcome::Rejected(e)
+                }
+            },
         };
         checks.push(check);
     }
@@ -974,10 +1014,16 @@ fn list_dir(
         if !seen.insert(id.clone()) {
             continue;
         }
+        let name = p
+            .strip_prefix(path)
+            .ok()
+            .and_then(|n| n.to_str())
+            .map(str::to_owned);
         out.push(Listed {
             location: id.clone(),
             id,
             kind: "dir",
+            name,
             bytes,
         });
     }
@@ -1003,6 +1049,22 @@ fn list_s3(
             continue;
         }
         let location = format!("s3://{bucket}/{}?versionId={}", v.key, v.version_id);
+        let name = v.key.strip_prefix(prefix).map(str::to_owned);
+        // A key not named like an anchored object is not downloaded.
+        if name
+            .as_deref()
+            .and_then(super::record::parse_object_name)
+            .is_none_or(|(o, _, _)| o != origin)
+        {
+            out.push(Listed {
+                id,
+                kind: "s3",
+                location,
+                name,
+                bytes: Err(ListedProblem::Bad(ListedObjectProblem::NotAnObjectName)),
+            });
+            continue;
+        }
         // A version downloaded recently whose server checksum is still
         // the remembered note's is not downloaded again.
         let remembered = opts
@@ -1017,7 +1079,7 @@ fn list_s3(
             _ => match session.get_version(bucket, &v) {
                 Ok(Ok(Some(b))) => Ok(b),
                 Ok(Ok(None)) => continue,
-                Ok(Err(problem)) => Err(ListedProblem::Bad(problem)),
+                Ok(Err(max)) => Err(ListedProblem::Bad(ListedObjectProblem::TooLarge { max })),
                 Err(e) => Err(ListedProblem::Error(e)),
             },
         };
@@ -1025,6 +1087,7 @@ fn list_s3(
             id,
             kind: "s3",
             location,
+            name,
             bytes,
         });
     }

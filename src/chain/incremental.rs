@@ -125,7 +125,7 @@ pub(super) fn last_record_changed(
             to_seq: saved.records - 1,
         },
     };
-    let Ok(file) = std::fs::File::open(path) else {
+    let Ok(file) = crate::fs::open_regular(path) else {
         return Some(changed());
     };
     match super::tail::last_line(&file, seg.len) {
@@ -332,7 +332,7 @@ fn resume_point_holds(
     let Some(seg) = segments.get(point.segment) else {
         return false;
     };
-    let Ok(file) = std::fs::File::open(&seg.path) else {
+    let Ok(file) = crate::fs::open_regular(&seg.path) else {
         return false;
     };
     let Some(line) = super::tail::line_at(&file, point.offset, seg.len) else {

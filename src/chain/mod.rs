@@ -41,5 +41,5 @@ pub use keys::KeyFileProblem;
 pub use proof::{ProofError, VerifiedInclusion};
 pub use tail::TailProblem;
 pub use trust::{ROTATION_EXTENSION, TrustedCheckpoint, TrustedKeys};
-pub use verify::{FleetReport, LogReport, LogStatus, VerifiedLog, VerifyOptions};
+pub use verify::{FleetReport, LogReport, LogStatus, VerifiedLog, VerifyMode, VerifyOptions};
 pub use writer::{BodySource, LogStateProblem, RepairOutcome};

@@ -90,7 +90,8 @@ pub fn load_auditor_checkpoint(path: &Path, keys: &TrustedKeys) -> Result<Audito
 /// What to verify against.
 #[derive(Debug, Clone)]
 pub struct VerifyOptions {
-    /// Keys trusted to sign checkpoints. Empty: logs are `unauthenticated`.
+    /// Keys trusted to sign checkpoints. A log of an origin none of them is
+    /// named after (all logs, when empty) is `unauthenticated`.
     pub trusted: TrustedKeys,
     /// Checkpoints the auditor kept; matched to logs by origin.
     pub checkpoints: Vec<AuditorCheckpoint>,

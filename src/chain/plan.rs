@@ -11,7 +11,7 @@
 
 use super::record::{self, MAX_LINE_LEN};
 use std::os::unix::fs::{FileExt, MetadataExt};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// One file as found at the start of the run.
 #[derive(Debug, Clone)]
@@ -35,9 +35,9 @@ pub(crate) struct LogPlan {
 }
 
 /// Stats the file and reads its first line.
-pub(crate) fn plan_file(path: &PathBuf) -> FilePlan {
+pub(crate) fn plan_file(path: &Path) -> FilePlan {
     let mut plan = FilePlan {
-        path: path.clone(),
+        path: path.to_path_buf(),
         len: 0,
         dev: 0,
         ino: 0,
@@ -45,7 +45,8 @@ pub(crate) fn plan_file(path: &PathBuf) -> FilePlan {
         error: None,
     };
     let result = (|| -> std::io::Result<()> {
-        let file = std::fs::File::open(path)?;
+        // Not blocking on a FIFO swapped in since the walk saw a file.
+        let file = crate::fs::open_regular_io(path)?;
         let meta = file.metadata()?;
         plan.len = meta.len();
         plan.dev = meta.dev();

@@ -38,14 +38,14 @@ pub fn read_log(
 ) -> Result<LogReport> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
     if !meta.is_file() {
-        return Err(Error::io(
-            path,
-            std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"),
-        ));
+        return Err(Error::NotARegularFile {
+            path: path.to_path_buf(),
+            kind: crate::fs::FileKind::of(meta.file_type()),
+        });
     }
     let mut files: Vec<PathBuf> = super::segments::rotated_siblings(path);
     files.push(path.to_path_buf());
-    let plans: Vec<plan::FilePlan> = files.iter().map(plan::plan_file).collect();
+    let plans: Vec<plan::FilePlan> = files.iter().map(|f| plan::plan_file(f)).collect();
     let logs = plan::group(plans);
     let Some(log) = logs
         .into_iter()
@@ -64,7 +64,7 @@ pub fn read_log(
     };
     let mut per_segment: Vec<Vec<(u64, u64, ChunkScan)>> = Vec::with_capacity(log.segments.len());
     for seg in &log.segments {
-        let file = std::fs::File::open(&seg.path).map_err(|e| Error::io(&seg.path, e))?;
+        let file = crate::fs::open_regular(&seg.path)?;
         let chunk = scan::scan_file_visit(&file, 0, seg.len, seg.len, &ctx, Some(&mut *visit))
             .map_err(|e| Error::io(&seg.path, e))?;
         // Stop visiting after a failed segment: later ones are not linked.

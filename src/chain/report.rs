@@ -20,8 +20,10 @@ pub enum LogStatus {
     /// A valid prefix: records after the last signed checkpoint, or an
     /// incomplete final line (`torn_tail`).
     Partial,
-    /// Structurally valid, but no trusted key was given, so no checkpoint
-    /// signature was checked.
+    /// Structurally valid (hash chain, Merkle tree, checkpoint roots), but
+    /// no trusted key was given for its origin, so no checkpoint signature
+    /// was checked: anyone could have written it. Rejected unless the run
+    /// is [`VerifyMode::ChainOnly`].
     Unauthenticated,
     /// The log could not be read (operational error).
     Error,
@@ -178,6 +180,7 @@ impl LogReport {
             (None, LogStatus::Partial) if self.torn_tail.is_some() => Some("torn_tail"),
             (None, LogStatus::Partial) => Some("uncovered"),
             (None, LogStatus::Error) => Some("io_error"),
+            (None, LogStatus::Unauthenticated) => Some("no_trusted_key"),
             _ => None,
         }
     }
@@ -205,6 +208,16 @@ pub struct FleetSummary {
 }
 
 impl FleetReport {
+    /// Whether the verdict rests on trusted keys in `mode`: false in
+    /// [`VerifyMode::ChainOnly`] and when any log is `unauthenticated`.
+    pub fn authenticated(&self, mode: VerifyMode) -> bool {
+        mode == VerifyMode::Authenticated
+            && !self
+                .logs
+                .iter()
+                .any(|l| l.status == LogStatus::Unauthenticated)
+    }
+
     /// The counts by status, records and bytes.
     pub fn summary(&self) -> FleetSummary {
         let count = |s: LogStatus| self.logs.iter().filter(|l| l.status == s).count();
@@ -220,15 +233,17 @@ impl FleetReport {
         }
     }
 
-    /// 0 when everything verified; 1 when any log was rejected (with
-    /// `strict`, also partial or unauthenticated); otherwise 2 when any log
-    /// could not be read. Rejected evidence wins over an unreadable file, so
-    /// a tampered log is never reported as a mere operational error (the
-    /// same rule as `anchor verify`).
-    pub fn exit_code(&self, strict: bool) -> u8 {
+    /// 0 when everything verified; 1 when any log was rejected: invalid,
+    /// unauthenticated (no trusted key vouches for it) unless `mode` is
+    /// [`VerifyMode::ChainOnly`], and with `strict` also partial; otherwise
+    /// 2 when any log could not be read. Rejected evidence wins over an
+    /// unreadable file, so a tampered log is never reported as a mere
+    /// operational error (the same rule as `anchor verify`).
+    pub fn exit_code(&self, strict: bool, mode: VerifyMode) -> u8 {
         let rejected = self.logs.iter().any(|log| match log.status {
             LogStatus::Invalid => true,
-            LogStatus::Partial | LogStatus::Unauthenticated => strict,
+            LogStatus::Unauthenticated => mode == VerifyMode::Authenticated,
+            LogStatus::Partial => strict,
             LogStatus::Valid | LogStatus::Error => false,
         });
         if rejected {
@@ -241,6 +256,25 @@ impl FleetReport {
     }
 }
 
+/// What a `vouch verify` run accepts as verified (exit 0): "verified"
+/// means verified against a key the user trusts, unless the user asked
+/// for the chain only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerifyMode {
+    /// Every log must be authenticated by a trusted key given for its
+    /// origin: an `unauthenticated` log is rejected (exit 1), so a log
+    /// re-signed by anyone under a fresh key never passes a run that
+    /// forgot `--pub`.
+    #[default]
+    Authenticated,
+    /// `--chain-only`: no key is trusted. The hash chain, the canonical
+    /// form, the Merkle tree and the checkpoint roots are checked and an
+    /// internally consistent log is accepted as `unauthenticated`: nothing
+    /// is authenticated (anyone could have written it).
+    ChainOnly,
+}
+
 /// Format tag of `vouch verify --format json`.
 pub const VERIFY_FORMAT: &str = "vouch-verify/1";
 
@@ -250,6 +284,11 @@ pub const VERIFY_FORMAT: &str = "vouch-verify/1";
 #[derive(Debug, Serialize)]
 pub struct VerifyDocument<'a> {
     pub format: &'static str,
+    /// `authenticated`, or `chain_only` (nothing was authenticated).
+    pub mode: VerifyMode,
+    /// Whether the verdict rests on trusted keys: false in `chain_only`
+    /// mode and whenever a log is `unauthenticated`.
+    pub authenticated: bool,
     pub logs: &'a [LogReport],
     pub summary: FleetSummary,
     /// Present when `--state` was given: whether it was saved.
@@ -261,6 +300,9 @@ pub struct VerifyDocument<'a> {
 /// The last line of `--format ndjson`.
 #[derive(Debug, Serialize)]
 pub struct VerifySummaryLine {
+    pub mode: VerifyMode,
+    /// As in [`VerifyDocument::authenticated`].
+    pub authenticated: bool,
     pub summary: FleetSummary,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<StateOutcome>,

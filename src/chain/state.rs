@@ -30,6 +30,9 @@ use std::path::{Path, PathBuf};
 
 /// Format tag of the state file.
 pub const STATE_FORMAT: &str = "vouch-verify-state/2";
+/// Largest state file read (a fleet's ranges and pins; far above what a
+/// large fleet writes).
+pub const MAX_STATE_BYTES: u64 = 1 << 30;
 
 /// One scanned byte range and its digest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -137,12 +140,12 @@ pub enum Recheck {
 }
 
 impl VerifyState {
-    /// Reads a state file; a missing file is an empty state.
+    /// Reads a state file; a missing file is an empty state. Anything but
+    /// a regular file (a FIFO, a device, a directory) is refused at once
+    /// ([`crate::fs::read_bounded`]), as is a file over [`MAX_STATE_BYTES`].
     pub fn load(path: &Path) -> crate::Result<Self> {
-        let bytes = match std::fs::read(path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(VerifyState::default()),
-            Err(e) => return Err(crate::Error::io(path, e)),
+        let Some(bytes) = crate::fs::read_bounded_if_exists(path, MAX_STATE_BYTES)? else {
+            return Ok(VerifyState::default());
         };
         let bad = |reason: String| crate::Error::BadStateFile {
             path: path.to_path_buf(),
@@ -159,21 +162,15 @@ impl VerifyState {
         Ok(state)
     }
 
-    /// Writes the state atomically (temporary file, fsync, rename).
+    /// Writes the state atomically ([`crate::fs::save_atomic`]: a
+    /// temporary file of this run's own, fsync, rename); a path that is
+    /// not a regular file is refused, never written through.
     pub fn save(&self, path: &Path) -> crate::Result<()> {
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
-        let tmp = PathBuf::from(tmp);
-        let text = serde_json::to_vec(self)
-            .map_err(|e| crate::Error::io(path, std::io::Error::other(e)))?;
-        let write = || -> std::io::Result<()> {
-            use std::io::Write;
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(&text)?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, path)
-        };
-        write().map_err(|e| crate::Error::io(path, e))
+        let text = serde_json::to_vec(self).map_err(|source| crate::Error::Serialize {
+            what: "the verify state",
+            source,
+        })?;
+        crate::fs::save_atomic(path, &text)
     }
 }
 

@@ -131,7 +131,13 @@ pub(super) fn stitch<'k>(
         torn = bytes;
     }
     let fully_covered = records == s.covered || (records == s.covered + 1 && s.last_is_checkpoint);
-    report.status = if !s.trust.authenticated() {
+    // Authenticated only by a key given for this log's origin: keys of
+    // other origins vouch for nothing here (docs/FORMAT.md §6.1).
+    let authenticated = s.trust.authenticated()
+        && s.origin
+            .as_deref()
+            .is_none_or(|o| opts.trusted.has_key_for(o));
+    report.status = if !authenticated {
         LogStatus::Unauthenticated
     } else if report.torn_tail.is_some() || !fully_covered {
         LogStatus::Partial
@@ -148,7 +154,7 @@ pub(super) fn stitch<'k>(
         covered: s.covered,
         root,
         last_checkpoint: s.last_checkpoint.clone(),
-        authenticated: s.trust.authenticated(),
+        authenticated,
         range: s.range.clone(),
     });
     let saved_out = s.origin.clone().filter(|_| opts.save_state).map(|origin| {

@@ -127,11 +127,7 @@ pub(crate) fn save(path: &Path, file: &File, origin: &str, offset: u64, range: &
     let Ok(text) = serde_json::to_vec(&cache) else {
         return;
     };
-    let target = cache_path(path);
-    let mut tmp = target.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    if std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, &target).is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
+    // A FIFO or device at the cache's name (or its temporary name) is
+    // never written through: no cache, and no blocked writer.
+    let _ = crate::fs::save_atomic(&cache_path(path), &text);
 }

@@ -131,6 +131,13 @@ impl TrustedKeys {
         keys.into_iter().map(|(_, k)| k).collect()
     }
 
+    /// Whether a key named after `origin` was given: only such a key (or
+    /// one it hands over in a rotation) can authenticate that log, so a
+    /// log of an origin without one is `unauthenticated`.
+    pub fn has_key_for(&self, origin: &str) -> bool {
+        self.by_id.keys().any(|(name, _)| name == origin)
+    }
+
     /// Whether a key of this name and ID was given.
     pub fn contains(&self, name: &str, key_id: u32) -> bool {
         self.get(name, key_id).is_some()

@@ -36,7 +36,9 @@ pub use super::files::{Found, collect_log_files};
 pub use super::options::{
     AuditorCheckpoint, DEFAULT_CHUNK_BYTES, Progress, VerifyOptions, load_auditor_checkpoint,
 };
-pub use super::report::{Failure, FleetReport, FleetSummary, LogReport, LogStatus, VerifiedLog};
+pub use super::report::{
+    Failure, FleetReport, FleetSummary, LogReport, LogStatus, VerifiedLog, VerifyMode,
+};
 
 /// Verifies every log named by `paths` (see [`collect_log_files`]) in
 /// parallel. Operational errors on individual files become `error` rows;
@@ -81,7 +83,7 @@ pub fn verify_files_streaming(
     opts: &VerifyOptions,
     on_log: &(dyn Fn(&LogReport) + Sync),
 ) -> FleetReport {
-    let plans: Vec<plan::FilePlan> = files.par_iter().map(plan::plan_file).collect();
+    let plans: Vec<plan::FilePlan> = files.par_iter().map(|f| plan::plan_file(f)).collect();
     let logs = plan::group(plans);
     let keys = opts.trusted.fingerprint();
     // Pins (the trees verified before) hold whatever the keys; resuming
@@ -131,7 +133,7 @@ fn scan_range(
     len: u64,
     ctx: &ScanContext<'_>,
 ) -> std::io::Result<ChunkScan> {
-    let file = std::fs::File::open(path)?;
+    let file = crate::fs::open_regular_io(path)?;
     scan::scan_file_chunk(&file, start, end, len, ctx)
 }
 

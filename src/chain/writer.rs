@@ -157,7 +157,7 @@ impl LockedLog {
     fn continue_from_rotated_segment(&mut self) -> Result<()> {
         let mut best: Option<(u64, Hash)> = None;
         for other in rotated_siblings(&self.path) {
-            let Ok(file) = File::open(&other) else {
+            let Ok(file) = crate::fs::open_regular(&other) else {
                 continue;
             };
             let Ok(len) = file.metadata().map(|m| m.len()) else {

@@ -228,7 +228,7 @@ impl PinState {
 /// read with [`load`], use [`PinState::log_id`].
 pub fn fresh_log_id(log: &Path) -> Option<String> {
     use std::io::BufRead;
-    let f = std::fs::File::open(log).ok()?;
+    let f = crate::fs::open_regular(log).ok()?;
     let mut line = Vec::new();
     std::io::BufReader::new(f)
         .take(crate::chain::record::MAX_LINE_LEN as u64 + 1)

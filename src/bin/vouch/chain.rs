@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use vouch::chain::proof::{ConsistencyDetails, InclusionDetails, ProofReport};
 use vouch::chain::report::{StateOutcome, VERIFY_FORMAT, VerifyDocument, VerifySummaryLine};
 use vouch::chain::state::{Recheck, VerifyState};
-use vouch::chain::{self, LogReport, LogStatus, RepairOutcome, keys, verify, writer};
+use vouch::chain::{self, LogReport, LogStatus, RepairOutcome, VerifyMode, keys, verify, writer};
 use vouch::{Error, Result};
 
 #[derive(clap::Args)]
@@ -71,20 +71,31 @@ pub struct RepairArgs {
 }
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Exit codes: 0 every log is valid, or partial (records after its last checkpoint), and authenticated by a key given with --pub for its origin; 1 a log is invalid, or unauthenticated (no key given for its origin: anyone could have written and signed it), or with --strict partial; 2 a log or an input could not be read. Without --pub every log is unauthenticated (exit 1) unless --chain-only says that the hash chain and tree are all you want checked."
+)]
 pub struct VerifyArgs {
     /// Log files or directories (every *.jsonl below them).
     #[arg(required = true)]
     paths: Vec<PathBuf>,
-    /// Trusted public key file or keyset (repeatable).
+    /// Trusted public key file or keyset (repeatable). A log of an origin
+    /// no key is given for is unauthenticated (exit 1).
     #[arg(long = "pub", value_name = "KEY.pub")]
     pubkeys: Vec<PathBuf>,
+    /// Check the hash chain and tree only; no key is trusted, so nothing
+    /// is authenticated: a log that is internally consistent exits 0 as
+    /// unauthenticated (the report says chain_only). Not with --pub,
+    /// --checkpoint or --strict.
+    #[arg(long, conflicts_with_all = ["pubkeys", "checkpoint", "strict"])]
+    chain_only: bool,
     /// A checkpoint kept earlier: the log must contain and extend it (repeatable).
     #[arg(long)]
     checkpoint: Vec<PathBuf>,
     /// table for people, json (one document), ndjson (one line per log as it finishes, then a summary line).
     #[arg(long, value_enum, default_value_t)]
     format: VerifyFormat,
-    /// Also fail (exit 1) on partial and unauthenticated logs.
+    /// Also fail (exit 1) on partial logs (records after the last
+    /// checkpoint, or a torn final line).
     #[arg(long)]
     strict: bool,
     /// Incremental audit: remember verified logs in FILE and verify only what is new next time.
@@ -467,7 +478,12 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
             if let Some(bar) = bar {
                 bar.finish_and_clear();
             }
-            let mut code = report.exit_code(args.strict);
+            let mode = if args.chain_only {
+                VerifyMode::ChainOnly
+            } else {
+                VerifyMode::Authenticated
+            };
+            let mut code = report.exit_code(args.strict, mode);
             // A state that cannot be saved does not hide the verdict: the
             // report is printed, rejected evidence keeps exit 1.
             let state = args.state.as_ref().map(|p| match report.state.save(p) {
@@ -489,18 +505,22 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
             match args.format {
                 VerifyFormat::Json => output::print_json_compact(&VerifyDocument {
                     format: VERIFY_FORMAT,
+                    mode,
+                    authenticated: report.authenticated(mode),
                     logs: &report.logs,
                     summary: report.summary(),
                     state,
                     exit_code: code,
                 }),
                 VerifyFormat::Ndjson => output::print_json_line(&VerifySummaryLine {
+                    mode,
+                    authenticated: report.authenticated(mode),
                     summary: report.summary(),
                     state,
                     exit_code: code,
                 }),
                 VerifyFormat::Table => {
-                    let mut text = fleet_table(&report);
+                    let mut text = fleet_table(&report, mode);
                     if let Some(StateOutcome {
                         saved: false,
                         error,
@@ -576,12 +596,15 @@ fn detail(log: &LogReport) -> String {
                 log.records - log.covered
             )
         }
-        (LogStatus::Unauthenticated, _) => "no --pub key given: signatures not checked".into(),
+        (LogStatus::Unauthenticated, _) => format!(
+            "no_trusted_key: no --pub key for this origin; chain and tree checked, {} checkpoint signature(s) not checked",
+            log.checkpoints
+        ),
         _ => String::new(),
     }
 }
 
-fn fleet_table(report: &verify::FleetReport) -> String {
+fn fleet_table(report: &verify::FleetReport, mode: VerifyMode) -> String {
     let mut table = Table::new();
     table.load_style(UTF8_FULL_CONDENSED);
     table.set_content_arrangement(ContentArrangement::Dynamic);
@@ -610,7 +633,16 @@ fn fleet_table(report: &verify::FleetReport) -> String {
     if s.error > 0 {
         summary.push_str(&format!(", {} unreadable", s.error));
     }
-    format!("{table}\n{summary}; {} records", s.records)
+    // The verdict claims only what was checked.
+    let trust = match mode {
+        VerifyMode::ChainOnly => "\nchain only: the hash chain and the Merkle tree were checked; no key is trusted, so nothing is authenticated".to_owned(),
+        VerifyMode::Authenticated if s.unauthenticated > 0 => format!(
+            "\n{} log(s) unauthenticated (rejected): no trusted key for their origin, so anyone could have written them; give --pub KEY.pub, or --chain-only to check only the hash chain and tree",
+            s.unauthenticated
+        ),
+        VerifyMode::Authenticated => String::new(),
+    };
+    format!("{table}\n{summary}; {} records{trust}", s.records)
 }
 
 pub fn prove(args: ProveArgs) -> ExitCode {
