@@ -926,3 +926,45 @@ fn a_log_whose_origin_has_no_key_given_is_unauthenticated_in_a_fleet() {
     assert_eq!(c, 0, "{v}");
     assert_eq!(v["authenticated"], true);
 }
+
+/// A log with records that no trusted checkpoint covers at all proves
+/// nothing about the key: an attacker who replaces a log with a fresh,
+/// never-signed one of the same origin (no signing key needed) must not
+/// pass `verify --pub`. Once a checkpoint covers a prefix, a later
+/// uncovered tail is `partial` (exit 0; `--strict` rejects it).
+#[test]
+fn a_log_no_trusted_checkpoint_covers_is_unauthenticated_not_partial() {
+    let (_d, dir) = setup();
+    // The attacker's own key of the same origin writes records but never
+    // signs a checkpoint: only the chain links, which anyone can compute.
+    let o = run(
+        &["keygen", "--origin", "example.com/cli", "--out", "evil"],
+        &dir,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    for i in 0..3 {
+        let o = run(
+            &["append", "log.jsonl", "--key", "evil", &format!("{{\"i\":{i}}}")],
+            &dir,
+        );
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+    }
+    let (c, v) = verify_json(&dir, &["log.jsonl", "--pub", "k.pub"]);
+    assert_eq!(c, 1, "{v}");
+    assert_eq!(v["logs"][0]["status"], "unauthenticated", "{v}");
+    assert_eq!(v["logs"][0]["reason"], "no_signed_checkpoint", "{v}");
+    assert_eq!(v["authenticated"], false, "{v}");
+    let table = run(&["verify", "log.jsonl", "--pub", "k.pub"], &dir);
+    assert!(stdout(&table).contains("no_signed_checkpoint"), "{}", stdout(&table));
+    // A checkpoint by the trusted key over a prefix, then more records:
+    // partial, exit 0; --strict rejects.
+    std::fs::remove_file(dir.join("log.jsonl")).unwrap();
+    signed_log(&dir, "log.jsonl", "k", 2);
+    let o = run(&["append", "log.jsonl", "--key", "k", "{\"tail\":1}"], &dir);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let (c, v) = verify_json(&dir, &["log.jsonl", "--pub", "k.pub"]);
+    assert_eq!(c, 0, "{v}");
+    assert_eq!(v["logs"][0]["status"], "partial", "{v}");
+    let (c, _) = verify_json(&dir, &["log.jsonl", "--pub", "k.pub", "--strict"]);
+    assert_eq!(c, 1);
+}

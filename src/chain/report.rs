@@ -180,6 +180,11 @@ impl LogReport {
             (None, LogStatus::Partial) if self.torn_tail.is_some() => Some("torn_tail"),
             (None, LogStatus::Partial) => Some("uncovered"),
             (None, LogStatus::Error) => Some("io_error"),
+            (None, LogStatus::Unauthenticated)
+                if self.verified.as_ref().is_some_and(|v| v.authenticated) =>
+            {
+                Some("no_signed_checkpoint")
+            }
             (None, LogStatus::Unauthenticated) => Some("no_trusted_key"),
             _ => None,
         }

@@ -137,7 +137,11 @@ pub(super) fn stitch<'k>(
         && s.origin
             .as_deref()
             .is_none_or(|o| opts.trusted.has_key_for(o));
-    report.status = if !authenticated {
+    // Records that no checkpoint signed by a trusted key covers at all
+    // are not verified against that key: anyone could have written them
+    // (a log replaced by a fresh, never-signed one of the same origin).
+    let none_covered = records > 0 && s.covered == 0;
+    report.status = if !authenticated || none_covered {
         LogStatus::Unauthenticated
     } else if report.torn_tail.is_some() || !fully_covered {
         LogStatus::Partial

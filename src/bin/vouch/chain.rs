@@ -596,6 +596,10 @@ fn detail(log: &LogReport) -> String {
                 log.records - log.covered
             )
         }
+        (LogStatus::Unauthenticated, _) if log.reason() == Some("no_signed_checkpoint") => format!(
+            "no_signed_checkpoint: {} records, none covered by a checkpoint signed by a trusted key",
+            log.records
+        ),
         (LogStatus::Unauthenticated, _) => format!(
             "no_trusted_key: no --pub key for this origin; chain and tree checked, {} checkpoint signature(s) not checked",
             log.checkpoints
