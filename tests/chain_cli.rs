@@ -90,10 +90,11 @@ fn append_checkpoint_verify_round_trip_with_json_report() {
         assert_eq!(code(&o), 0, "{}", stderr(&o));
         assert_eq!(stdout(&o).trim(), format!("appended seq {i}"));
     }
+    // Records no trusted checkpoint covers: not verified against the key.
     let (c, v) = verify_json(&dir, &["log.jsonl", "--pub", "k.pub"]);
-    assert_eq!(c, 0);
-    assert_eq!(v["logs"][0]["status"], "partial");
-    assert_eq!(v["logs"][0]["reason"], "uncovered");
+    assert_eq!(c, 1);
+    assert_eq!(v["logs"][0]["status"], "unauthenticated");
+    assert_eq!(v["logs"][0]["reason"], "no_signed_checkpoint");
     let o = run(
         &["checkpoint", "log.jsonl", "--key", "k", "--out", "cp"],
         &dir,
@@ -430,6 +431,8 @@ fn an_appender_killed_mid_write_leaves_a_torn_tail_that_repair_removes() {
             &dir,
         );
     }
+    let o = run(&["checkpoint", "log.jsonl", "--key", "k"], &dir);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
     let before = std::fs::read(dir.join("log.jsonl")).unwrap();
     let mut child = vouch()
         .args(["append", "log.jsonl", "--key", "k", "{\"n\":\"torn\"}"])
@@ -921,7 +924,9 @@ fn a_log_whose_origin_has_no_key_given_is_unauthenticated_in_a_fleet() {
     };
     assert_eq!(status("a.jsonl"), "valid");
     assert_eq!(status("b.jsonl"), "unauthenticated");
-    // With both keys: a valid log and a partial one (no checkpoint yet).
+    // With both keys, once b is checkpointed: two valid logs.
+    let o = run(&["checkpoint", "fleet/b.jsonl", "--key", "other"], &dir);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
     let (c, v) = verify_json(&dir, &["fleet", "--pub", "k.pub", "--pub", "other.pub"]);
     assert_eq!(c, 0, "{v}");
     assert_eq!(v["authenticated"], true);

@@ -717,3 +717,58 @@ fn host_config_files() {
         "host_config_unreadable"
     );
 }
+
+/// The MCP client never starts `vouch wrap` itself (it would write its
+/// session into its log): a wrap entry's server is listed directly, and
+/// any other command line that runs vouch is refused before anything
+/// starts. So neither `vouch scan` nor a drift check of an MCP server
+/// changes evidence.
+#[test]
+fn a_vouch_wrap_command_is_taken_apart_and_never_started() {
+    if !peers_or_skip("a_vouch_wrap_command_is_taken_apart_and_never_started") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("prod.jsonl");
+    let server = peer_dir().join("drift-server.mjs");
+    // The real binary: if the client started it, the log would appear.
+    let vouch = env!("CARGO_BIN_EXE_vouch");
+    let wrap = ServerSpec {
+        program: vouch.into(),
+        args: [
+            "wrap", "--policy", "p.toml", "--log", log.to_str().unwrap(), "--key", "k",
+            "--id", "srv", "--", "node", server.to_str().unwrap(), "base", "--era", "legacy",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
+        env: vec![],
+        cwd: None,
+    };
+    let direct = list(&drift_server("base", "legacy"), &quick()).unwrap();
+    let through = list(&wrap, &quick()).unwrap();
+    assert_eq!(direct.tools, through.tools);
+    assert!(!log.exists(), "the wrapper was started");
+    // Other forms that would run vouch are refused, never started.
+    for (args, code) in [
+        (vec!["append", log.to_str().unwrap(), "--key", "k", "{}"], "vouch_not_a_server"),
+        (vec!["wrap", "--policy", "p", "--log", log.to_str().unwrap(), "--key", "k", "--id", "x"], "wrap_no_separator"),
+    ] {
+        let spec = ServerSpec {
+            program: vouch.into(),
+            args: args.iter().map(|s| s.to_string()).collect(),
+            env: vec![],
+            cwd: None,
+        };
+        let e = expect_err(&spec, &quick(), code, Duration::from_secs(2));
+        assert!(matches!(e, McpError::RunsVouch { .. }), "{e:?}");
+    }
+    let sh = ServerSpec::parse_command(&format!(
+        "sh -c '{vouch} wrap --policy p --log {} --key k --id x -- node {}'",
+        log.display(),
+        server.display()
+    ))
+    .unwrap();
+    expect_err(&sh, &quick(), "wrap_launcher", Duration::from_secs(2));
+    assert!(!log.exists());
+}

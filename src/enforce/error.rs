@@ -77,6 +77,10 @@ pub enum EnforceError {
     /// call from then on (fail closed) and stops.
     #[error("{}: the evidence log cannot be written: {message}", path.display())]
     Evidence { path: PathBuf, message: String },
+    /// SIGTERM, SIGINT and SIGHUP could not be caught (the wrapper does not
+    /// start without them: a stop would leave the session unsigned).
+    #[error("cannot catch stop signals: {0}")]
+    Signals(#[source] std::io::Error),
 }
 
 impl EnforceError {
@@ -85,6 +89,7 @@ impl EnforceError {
             EnforceError::Policy(e) => e.code(),
             EnforceError::Spawn { .. } => "server_spawn",
             EnforceError::Evidence { .. } => "evidence_unwritable",
+            EnforceError::Signals(_) => "signals_unavailable",
         }
     }
 }

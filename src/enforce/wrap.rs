@@ -44,7 +44,7 @@ use super::evidence::{
     Asked, Cadence, DecisionRecord, Evidence, KIND_DECISION, KIND_OUTCOME, KIND_SESSION,
     OutcomeRecord, SessionRecord, Written,
 };
-use super::io::{Line, Outlet, ServerStdin};
+use super::io::{Diag, Line, ServerStdin, Sink};
 use super::message::{self, Id, Invalid, Kind, code};
 use super::policy::{Action, Policy, RateState};
 use crate::chain::writer::SessionWriter;
@@ -79,6 +79,8 @@ const ANSWERED_MEMORY: usize = 4096;
 /// of the shutdown (stdin closed, then SIGTERM), so the end record is
 /// written before a host's SIGKILL.
 pub const SIGNAL_GRACE: Duration = Duration::from_millis(500);
+/// How soon the loop tries again to write to a peer that is slow to read.
+const BACKLOG_RETRY: Duration = Duration::from_millis(10);
 /// Bounds on the wrapper's own listing of the server's tools.
 const MAX_LIST_PAGES: usize = 100;
 const MAX_TOOLS: usize = 10_000;
@@ -193,6 +195,9 @@ struct Call {
     /// The offset in the server's stdin just after the call's line, once
     /// written.
     sent_end: u64,
+    /// The order it came in: calls that waited for a listing are decided
+    /// (and forwarded) in the order the client sent them.
+    arrival: u64,
     cancelled: bool,
 }
 
@@ -226,6 +231,8 @@ enum ClientReq {
     List {
         needs_generation: u64,
         cursor: bool,
+        /// The order it came in, among requests that wait for a listing.
+        arrival: u64,
     },
     Call(Box<Call>),
 }
@@ -249,8 +256,10 @@ struct State {
     durable: Option<u64>,
     evidence_failure: Option<String>,
     outbox: VecDeque<Out>,
-    to_client: Outlet,
+    to_client: Sink,
     to_child: ServerStdin,
+    /// Diagnostics for stderr (never written by the loop itself).
+    diag: Diag,
     to_server: Vec<ToServer>,
     events: Sender<Event>,
     era: Era,
@@ -285,11 +294,18 @@ struct State {
     required_generation: u64,
     anomalies: u64,
     calls: u64,
+    /// Requests that may wait for a listing, counted as they come.
+    arrivals: u64,
     client_closed: bool,
     /// The first stop signal, once one came.
     stop_signal: Option<i32>,
     /// How many stop signals came.
     signals: u32,
+    /// The number of the last stop signal, set by the signal handler.
+    stop_which: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    /// The shutdown started from `stop_which` before the signal's event
+    /// came (that event is then not a second signal).
+    stop_early: bool,
     /// The server's stdin is closed: nothing more reaches it.
     child_closed: bool,
     vet: Vet,
@@ -319,7 +335,12 @@ type VerdictKey = (String, String, Option<(String, Reason)>);
 /// Runs the wrapper until the client closes its side and the server has
 /// exited (or the server exits). Returns the exit code to use: the
 /// server's.
-pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::Result<i32> {
+pub fn run(
+    opts: WrapOptions,
+    log: &std::path::Path,
+    key: SignerKey,
+    signals: StopSignals,
+) -> crate::Result<i32> {
     // Compiling the ruleset takes about 0.2 s: do it while the server
     // starts, not when its first listing arrives.
     let _ = std::thread::Builder::new()
@@ -330,7 +351,8 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
     // Signals are events from the start: one that comes while the session
     // is set up is handled by the loop's first turn (an orderly end).
     let (events_tx, events) = channel::<Event>();
-    watch_signals(events_tx.clone())
+    let (stop, stop_which) = signals
+        .forward(events_tx.clone())
         .map_err(|e| spawn_error(&opts, format!("cannot watch signals: {e}")))?;
     // Pins first: a log that does not verify starts nothing.
     let keys =
@@ -353,15 +375,17 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
     let (mut child, child_in, unread) = spawn(&opts)?;
     let limit = opts.max_message_bytes;
     let server_gone = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let to_child = match ServerStdin::new(child_in, unread, server_gone.clone()) {
-        Ok(s) => s,
+    let to_child = ServerStdin::new(child_in, unread, stop.clone(), server_gone.clone());
+    let stdout = {
+        use std::os::fd::AsFd;
+        std::io::stdout().as_fd().try_clone_to_owned()
+    };
+    let to_client = match stdout {
+        Ok(fd) => Sink::new(fd, stop.clone(), std::sync::Arc::default()),
         Err(e) => {
             signal_group(&child, "KILL");
             let _ = child.wait();
-            return Err(spawn_error(
-                &opts,
-                format!("cannot set up the server's stdin: {e}"),
-            ));
+            return Err(spawn_error(&opts, format!("cannot use stdout: {e}")));
         }
     };
 
@@ -409,7 +433,8 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
         durable: Some(0),
         evidence_failure: None,
         outbox: VecDeque::new(),
-        to_client: Outlet::new(std::io::stdout()),
+        to_client,
+        diag: Diag::start(),
         to_child,
         to_server: Vec::new(),
         events: events_tx,
@@ -436,9 +461,12 @@ pub fn run(opts: WrapOptions, log: &std::path::Path, key: SignerKey) -> crate::R
         required_generation: 1,
         anomalies: 0,
         calls: 0,
+        arrivals: 0,
         client_closed: false,
         stop_signal: None,
         signals: 0,
+        stop_which,
+        stop_early: false,
         child_closed: false,
         vet,
         opts,
@@ -505,20 +533,60 @@ const STOP_SIGNALS: [i32; 3] = [
     signal_hook::consts::SIGHUP,
 ];
 
-/// Turns SIGTERM, SIGINT and SIGHUP into events of the loop (from then on
-/// they no longer end the process by themselves).
-fn watch_signals(tx: Sender<Event>) -> std::io::Result<()> {
-    let mut signals = signal_hook::iterator::Signals::new(STOP_SIGNALS)?;
-    std::thread::Builder::new()
-        .name("wrap-signals".into())
-        .spawn(move || {
-            for signal in signals.forever() {
-                if tx.send(Event::Signal(signal)).is_err() {
-                    return;
-                }
+/// SIGTERM, SIGINT and SIGHUP, caught from the moment [`StopSignals::watch`]
+/// returns (from then on they no longer end the process by themselves):
+/// the binary calls it before it loads anything, and [`run`] turns them
+/// into events of the loop (one that came before is delivered at once).
+pub struct StopSignals {
+    signals: signal_hook::iterator::Signals,
+    /// Set by the handler itself: a write waiting for a peer gives up.
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// The last stop signal's number, set by the handler itself: the loop
+    /// starts the shutdown before it handles anything read after the
+    /// signal, even before the signal's event reaches it.
+    which: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl StopSignals {
+    pub fn watch() -> crate::Result<StopSignals> {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let which = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let caught = (|| {
+            for signal in STOP_SIGNALS {
+                signal_hook::flag::register(signal, stop.clone())?;
+                let number = usize::try_from(signal).unwrap_or(0);
+                signal_hook::flag::register_usize(signal, which.clone(), number)?;
             }
-        })?;
-    Ok(())
+            signal_hook::iterator::Signals::new(STOP_SIGNALS)
+        })();
+        let signals = caught.map_err(super::EnforceError::Signals)?;
+        Ok(StopSignals {
+            signals,
+            stop,
+            which,
+        })
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn forward(
+        self,
+        tx: Sender<Event>,
+    ) -> std::io::Result<(
+        std::sync::Arc<std::sync::atomic::AtomicBool>,
+        std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    )> {
+        let mut signals = self.signals;
+        std::thread::Builder::new()
+            .name("wrap-signals".into())
+            .spawn(move || {
+                for signal in signals.forever() {
+                    if tx.send(Event::Signal(signal)).is_err() {
+                        return;
+                    }
+                }
+            })?;
+        Ok((self.stop, self.which))
+    }
 }
 
 fn signal_name(signal: i32) -> &'static str {
@@ -568,7 +636,12 @@ impl State {
     fn main_loop(&mut self, events: &Receiver<Event>, child: &mut Child) -> Option<ExitStatus> {
         let mut shutdown_at: Option<(Instant, u8)> = None;
         loop {
-            let deadline = self.next_deadline(shutdown_at.map(|(t, _)| t));
+            let mut deadline = self.next_deadline(shutdown_at.map(|(t, _)| t));
+            if self.to_child.sink.pending() || self.to_client.pending() {
+                // A peer is slow to read: try again soon.
+                let soon = Instant::now() + BACKLOG_RETRY;
+                deadline = Some(deadline.map_or(soon, |d| d.min(soon)));
+            }
             let event = match deadline {
                 Some(d) => match events.recv_timeout(d.saturating_duration_since(Instant::now())) {
                     Ok(e) => Some(e),
@@ -605,6 +678,9 @@ impl State {
             {
                 match step {
                     0 => {
+                        // What the server did not take in time never
+                        // reaches it (and is recorded as undelivered).
+                        self.to_child.sink.abandon();
                         signal_group(child, "TERM");
                         shutdown_at = Some((Instant::now() + self.step_grace(), 1));
                     }
@@ -615,12 +691,29 @@ impl State {
                 }
             }
             self.flush_outbox();
+            self.to_child.sink.pump();
+            self.to_client.pump();
         }
         self.after_loop(events, child)
     }
 
     /// Handles one event; true when the server's stdout closed.
     fn handle(&mut self, event: Event, shutdown_at: &mut Option<(Instant, u8)>) -> bool {
+        if self.stop_signal.is_none() && !matches!(event, Event::Signal(_)) {
+            let which = self.stop_which.load(std::sync::atomic::Ordering::SeqCst);
+            if which != 0 {
+                // A signal came before this event was handled: nothing
+                // read after it is sent to the server.
+                self.stop(i32::try_from(which).unwrap_or(0), shutdown_at);
+                self.stop_early = true;
+            }
+        }
+        if let Event::Signal(_) = event
+            && std::mem::take(&mut self.stop_early)
+        {
+            // The event of the signal the shutdown already started with.
+            return false;
+        }
         {
             match Some(event) {
                 Some(Event::Client(Line::Data(bytes))) => self.client_line(&bytes),
@@ -664,7 +757,7 @@ impl State {
     /// Closes the server's stdin after sending what waited for the log.
     fn close_child(&mut self) {
         self.flush_evidence();
-        self.to_child.close();
+        self.to_child.sink.close();
         self.child_closed = true;
     }
 
@@ -675,10 +768,7 @@ impl State {
         let now = Instant::now();
         if self.stop_signal.is_none() {
             self.stop_signal = Some(signal);
-            eprintln!(
-                "vouch wrap: {} received: ending the session",
-                signal_name(signal)
-            );
+            self.diag.say(format!("vouch wrap: {} received: ending the session", signal_name(signal)));
             self.close_child();
             let grace = self.step_grace();
             *shutdown_at = Some(match *shutdown_at {
@@ -686,10 +776,7 @@ impl State {
                 Some((at, step)) => (at.min(now + grace), step),
             });
         } else {
-            eprintln!(
-                "vouch wrap: {} received again: stopping the server now",
-                signal_name(signal)
-            );
+            self.diag.say(format!("vouch wrap: {} received again: stopping the server now", signal_name(signal)));
             *shutdown_at = Some((now, 1));
         }
     }
@@ -719,13 +806,13 @@ impl State {
         // Calls decided but not yet written to the server are resolved
         // first (its stdin is closed: they are recorded as undelivered).
         self.flush_evidence();
-        self.to_child.close();
+        self.to_child.sink.abandon();
         self.child_closed = true;
         // What the server never read (it is gone): a call whose line was
         // still in its stdin pipe was not delivered, whatever the
         // decision's `forwarded` says.
         let read = self.to_child.read_by_server();
-        let unread_bytes = self.to_child.written().saturating_sub(read);
+        let unread_bytes = self.to_child.sink.written().saturating_sub(read);
         let mut undelivered: Vec<Value> = self
             .cancelled_open
             .iter()
@@ -758,13 +845,13 @@ impl State {
                         );
                     }
                 }
-                if !self.client_closed {
-                    self.send_client(message::error_response(
-                        Some(&id),
-                        code::SERVER_UNAVAILABLE,
-                        "the MCP server exited",
-                    ));
-                }
+                // The client may have closed its stdin and still read
+                // stdout: every open request is answered.
+                self.send_client(message::error_response(
+                    Some(&id),
+                    code::SERVER_UNAVAILABLE,
+                    "the MCP server exited",
+                ));
             }
         }
         self.flush_evidence();
@@ -802,6 +889,8 @@ impl State {
             self.durable = Some(u64::MAX);
         }
         self.flush_outbox();
+        // The last answers, for as long as a host waits after a signal.
+        self.to_client.drain_for(SIGNAL_GRACE);
         self.to_client.close();
         match result {
             Ok(()) => Ok(code),
@@ -905,16 +994,14 @@ impl State {
     fn evidence_failed(&mut self, message: String) {
         self.durable = None;
         if self.evidence_failure.is_none() {
-            eprintln!(
-                "vouch wrap: the evidence log cannot be written ({message}); refusing every call from now on"
-            );
+            self.diag.say(format!("vouch wrap: the evidence log cannot be written ({message}); refusing every call from now on"));
             self.evidence_failure = Some(message);
         }
     }
 
     fn anomaly(&mut self, from: &'static str, what: &str, detail: Value) {
         self.anomalies += 1;
-        eprintln!("vouch wrap: dropped a message from the {from}: {what}");
+        self.diag.say(format!("vouch wrap: dropped a message from the {from}: {what}"));
         if self.anomalies <= MAX_ANOMALY_RECORDS {
             let mut d = serde_json::Map::new();
             d.insert("from".into(), Value::String(from.into()));
@@ -958,16 +1045,16 @@ impl State {
             match self.durable {
                 Some(d) if head.ticket <= d => {
                     if let Some(out) = self.outbox.pop_front() {
-                        self.to_client.send(out.bytes);
+                        self.to_client.send(&out.bytes);
                     }
                 }
                 Some(_) => break,
                 None => {
                     if let Some(out) = self.outbox.pop_front() {
                         if let Some(instead) = out.instead {
-                            self.to_client.send(instead);
+                            self.to_client.send(&instead);
                         } else if out.ticket == 0 {
-                            self.to_client.send(out.bytes);
+                            self.to_client.send(&out.bytes);
                         }
                     }
                 }
@@ -1292,8 +1379,10 @@ impl State {
             ClientReq::List {
                 needs_generation,
                 cursor,
+                arrival: self.arrivals,
             },
         );
+        self.arrivals += 1;
         self.progress();
     }
 
@@ -1350,6 +1439,7 @@ impl State {
             params.insert("_meta".into(), Value::Object(m));
         }
         self.to_child
+            .sink
             .send(&message::request(id, "tools/list", &Value::Object(params)));
     }
 
@@ -1674,7 +1764,7 @@ impl State {
     }
 
     fn fetch_failed(&mut self, why: &str) {
-        eprintln!("vouch wrap: {why}");
+        self.diag.say(format!("vouch wrap: {why}"));
         self.fetch = None;
         self.fetch_again = false;
         // Everything waiting for a list is answered now.
@@ -1713,28 +1803,33 @@ impl State {
     fn progress(&mut self) {
         let ready_generation = self.snapshot.as_ref().map_or(0, |s| s.generation);
         let mut need_fetch = false;
-        let waiting: Vec<Id> = self
+        let mut waiting: Vec<(u64, Id)> = self
             .from_client
             .iter()
             .filter_map(|(id, r)| match r {
                 ClientReq::List {
-                    needs_generation, ..
-                } => Some((id, *needs_generation)),
+                    needs_generation,
+                    arrival,
+                    ..
+                } => Some((id, *needs_generation, *arrival)),
                 ClientReq::Call(c) if matches!(c.stage, Stage::Held) => {
-                    Some((id, c.needs_generation))
+                    Some((id, c.needs_generation, c.arrival))
                 }
                 _ => None,
             })
-            .filter_map(|(id, g)| {
+            .filter_map(|(id, g, arrival)| {
                 if g <= ready_generation {
-                    Some(id.clone())
+                    Some((arrival, id.clone()))
                 } else {
                     need_fetch = true;
                     None
                 }
             })
             .collect();
-        for id in waiting {
+        // In the order the client sent them (two calls with side effects
+        // on one thing must not be swapped).
+        waiting.sort_by_key(|(arrival, _)| *arrival);
+        for (_, id) in waiting {
             match self.from_client.remove(&id) {
                 Some(ClientReq::List { cursor, .. }) => self.answer_list(&id, cursor),
                 Some(ClientReq::Call(call)) => self.decide(id, *call),
@@ -1799,6 +1894,7 @@ impl State {
 
     fn call(&mut self, id: Id, bytes: &[u8], params: Option<&RawValue>, meta: Option<Value>) {
         self.calls += 1;
+        self.arrivals += 1;
         #[derive(serde::Deserialize)]
         struct CallParams<'a> {
             name: String,
@@ -1808,6 +1904,9 @@ impl State {
         let protocol = self.protocol(meta.as_ref());
         let parsed = params.and_then(|p| serde_json::from_str::<CallParams<'_>>(p.get()).ok());
         let Some(parsed) = parsed else {
+            // Not a call the policy could decide (no string name): refused,
+            // and recorded as an anomaly.
+            self.anomaly("client", "invalid_call", Value::Null);
             self.remember_answered(id.clone());
             return self.send_client(message::error_response(
                 Some(&id),
@@ -1842,6 +1941,7 @@ impl State {
             decision_seq: 0,
             forwarded_at: None,
             sent_end: 0,
+            arrival: self.arrivals,
             cancelled: false,
         };
         if !call.args.is_object() {
@@ -2112,7 +2212,7 @@ impl State {
         for item in std::mem::take(&mut self.to_server) {
             match item {
                 ToServer::Line(bytes) => {
-                    self.to_child.send(&bytes);
+                    self.to_child.sink.send(&bytes);
                 }
                 ToServer::Call(id, line) => {
                     if written.is_err() {
@@ -2130,7 +2230,7 @@ impl State {
                         call.decision_seq = seqs.get(&call.ticket).copied().unwrap_or(0);
                         call.forwarded_at = Some(Instant::now());
                     }
-                    match self.to_child.send(&line) {
+                    match self.to_child.sink.send(&line) {
                         Some(end) => {
                             if let Some(ClientReq::Call(call)) = self.from_client.get_mut(&id) {
                                 call.sent_end = end;

@@ -113,6 +113,8 @@ fn seconds(option: &'static str, value: f64) -> vouch::Result<Duration> {
 
 pub fn run(a: WrapArgs) -> ExitCode {
     let r = (|| {
+        // Before anything is loaded: a host may stop the wrapper at once.
+        let signals = wrap::StopSignals::watch()?;
         let policy = Policy::load(&a.policy)?;
         let key = keys::read_signer_key(&a.key)?;
         let mut command = a.command.into_iter();
@@ -143,7 +145,7 @@ pub fn run(a: WrapArgs) -> ExitCode {
             shutdown_grace: Duration::from_secs(2),
             require_approval: a.require_approval,
         };
-        wrap::run(opts, &a.log, key)
+        wrap::run(opts, &a.log, key, signals)
     })();
     match r {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(output::EXIT_ERROR)),

@@ -6,9 +6,10 @@
 //
 //   node hostile-server.mjs MODE [--received FILE]
 //
-// --received FILE appends every line read on stdin to FILE, byte for byte,
-// each followed by "\n", before the line is acted on, so a test can prove
-// what reached the server (and what did not: a blocked call, a dropped cancel).
+// --received FILE appends every chunk read on stdin to FILE, byte for byte,
+// as soon as it is read (before any line in it is acted on), so a test can
+// prove what reached the server (and what did not: a blocked call, a
+// dropped cancel, a call left unread in the pipe).
 //
 // Handshake: initialize answers with the client's protocolVersion when it is
 // 2025-11-25, 2025-06-18 or 2025-03-26, else 2025-11-25; capabilities
@@ -295,7 +296,6 @@ function onNotification(msg) {
 
 function onLine(bytes) {
   if (dying) return;
-  if (receivedFile) appendFileSync(receivedFile, Buffer.concat([bytes, Buffer.from('\n')]));
   let text = bytes.toString('utf8');
   if (text.endsWith('\r')) text = text.slice(0, -1);
   if (text.trim() === '') return;
@@ -322,6 +322,9 @@ function onLine(bytes) {
 
 let buf = Buffer.alloc(0);
 process.stdin.on('data', (chunk) => {
+  // Logged as read, before any line is acted on: if the process is killed
+  // mid-chunk, the file still holds every byte it took from the pipe.
+  if (receivedFile && !dying) appendFileSync(receivedFile, chunk);
   buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
   let nl;
   while ((nl = buf.indexOf(0x0a)) >= 0) {
