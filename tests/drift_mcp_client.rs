@@ -736,8 +736,21 @@ fn a_vouch_wrap_command_is_taken_apart_and_never_started() {
     let wrap = ServerSpec {
         program: vouch.into(),
         args: [
-            "wrap", "--policy", "p.toml", "--log", log.to_str().unwrap(), "--key", "k",
-            "--id", "srv", "--", "node", server.to_str().unwrap(), "base", "--era", "legacy",
+            "wrap",
+            "--policy",
+            "p.toml",
+            "--log",
+            log.to_str().unwrap(),
+            "--key",
+            "k",
+            "--id",
+            "srv",
+            "--",
+            "node",
+            server.to_str().unwrap(),
+            "base",
+            "--era",
+            "legacy",
         ]
         .iter()
         .map(|s| s.to_string())
@@ -751,8 +764,24 @@ fn a_vouch_wrap_command_is_taken_apart_and_never_started() {
     assert!(!log.exists(), "the wrapper was started");
     // Other forms that would run vouch are refused, never started.
     for (args, code) in [
-        (vec!["append", log.to_str().unwrap(), "--key", "k", "{}"], "vouch_not_a_server"),
-        (vec!["wrap", "--policy", "p", "--log", log.to_str().unwrap(), "--key", "k", "--id", "x"], "wrap_no_separator"),
+        (
+            vec!["append", log.to_str().unwrap(), "--key", "k", "{}"],
+            "vouch_not_a_server",
+        ),
+        (
+            vec![
+                "wrap",
+                "--policy",
+                "p",
+                "--log",
+                log.to_str().unwrap(),
+                "--key",
+                "k",
+                "--id",
+                "x",
+            ],
+            "wrap_no_separator",
+        ),
     ] {
         let spec = ServerSpec {
             program: vouch.into(),

@@ -258,8 +258,9 @@ fn run_case(stop: Stop, mode: &str, delay: Option<&str>, calls: u64) {
             "{stop:?}: took {took:?}"
         );
     }
-    // In-flight calls were answered (an error) before the wrapper exited.
-    if delay.is_some() && !matches!(stop, Stop::StdinClosed | Stop::StdinThenTerm) {
+    // In-flight calls were answered (an error) before the wrapper exited,
+    // also to a client that closed its stdin but still reads.
+    if delay.is_some() {
         let mut answered = HashSet::new();
         while (answered.len() as u64) < calls {
             let v = raw.expect(|v| v["id"].is_u64());
@@ -335,6 +336,8 @@ fn shutdown_matrix_every_session_ends_with_its_record_and_a_checkpoint() {
         (Stop::Signal("TERM"), "slowcall", Some("20000")),
         (Stop::SignalTwice, "slowcall", Some("20000")),
         (Stop::Signal("INT"), "slowcall", Some("20000")),
+        (Stop::StdinClosed, "slowcall", Some("20000")),
+        (Stop::StdinThenTerm, "slowcall", Some("20000")),
         // A server that ignores SIGTERM and EOF: escalated to SIGKILL.
         (Stop::Signal("TERM"), "stubborn", None),
         (Stop::StdinThenTerm, "stubborn", None),
@@ -718,5 +721,204 @@ fn a_call_to_an_unlisted_tool_is_a_json_rpc_error_with_its_decision_recorded() {
                 .any(|l| l.contains("no_such_tool"))
         );
         check_log(&env, log, &[&received]);
+    }
+}
+
+// ---- peers that stop reading -------------------------------------------------
+
+fn handshake_lines() -> String {
+    let init = json!({"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}});
+    format!(
+        "{init}\n{}\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+    )
+}
+
+/// The wrapper started with stdout and stderr on pipes nobody reads.
+fn start_unread(
+    env: &Env,
+    log: &str,
+    extra: &[&str],
+    server: &[String],
+) -> (std::process::Child, Vec<std::io::PipeReader>) {
+    let (out_r, out_w) = std::io::pipe().unwrap();
+    let (err_r, err_w) = std::io::pipe().unwrap();
+    let cmd = env.wrap(log, extra, server);
+    let child = Command::new(&cmd[0])
+        .args(&cmd[1..])
+        .stdin(std::process::Stdio::piped())
+        .stdout(out_w)
+        .stderr(err_w)
+        .spawn()
+        .unwrap();
+    (child, vec![out_r, err_r])
+}
+
+fn wait_child(child: &mut std::process::Child, limit: Duration) -> Duration {
+    let started = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return started.elapsed();
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            panic!("the wrapper did not exit within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Records uncovered by any checkpoint, from the log as it is now.
+fn uncovered(env: &Env, log: &str) -> usize {
+    let records = env.records(log);
+    records
+        .iter()
+        .rposition(|r| r["kind"] == "checkpoint")
+        .map_or(records.len(), |i| records.len() - i - 1)
+}
+
+#[test]
+fn a_client_that_stops_reading_stops_neither_checkpoints_nor_a_signal() {
+    if !peers_or_skip("a_client_that_stops_reading_stops_neither_checkpoints_nor_a_signal") {
+        return;
+    }
+    let _serial = serial();
+    let env = Env::new();
+    env.policy(ALLOW_ALL);
+    let received = env.path("r.jsonl");
+    let (mut child, _unread) = start_unread(
+        &env,
+        "o.log",
+        &["--checkpoint-interval", "0.5"],
+        &hostile("honest", &received),
+    );
+    let mut stdin = child.stdin.take().unwrap();
+    let mut input = handshake_lines();
+    // Answers of 100 KB each: far more than the stdout pipe holds.
+    for i in 0..20u64 {
+        input.push_str(&tool_call(i, &"A".repeat(100_000)));
+        input.push('\n');
+    }
+    stdin.write_all(input.as_bytes()).unwrap();
+    until("the calls to reach the server", || {
+        calls_received(&received).len() == 20
+    });
+    // The cadence goes on while the client does not read.
+    until("a checkpoint over every record", || {
+        env.of_kind("o.log", "tool_result").len() == 20 && uncovered(&env, "o.log") == 0
+    });
+    kill(child.id(), "TERM");
+    let took = wait_child(&mut child, Duration::from_secs(5));
+    assert!(took < Duration::from_millis(1900), "took {took:?}");
+    let ends = check_log(&env, "o.log", &[&received]);
+    assert_eq!(ends[0]["reason"], "signal");
+}
+
+#[test]
+fn a_server_that_stops_reading_stops_neither_checkpoints_nor_a_signal() {
+    if !peers_or_skip("a_server_that_stops_reading_stops_neither_checkpoints_nor_a_signal") {
+        return;
+    }
+    let _serial = serial();
+    let env = Env::new();
+    env.policy(ALLOW_ALL);
+    let received = env.path("r.jsonl");
+    let mut server = hostile("busy", &received);
+    server.extend(["--delay".to_owned(), "60000".to_owned()]);
+    let mut raw = Raw::start(&env.wrap("b.log", &["--checkpoint-interval", "0.5"], &server));
+    raw.handshake("2025-11-25");
+    // The first call makes the server busy; 30 calls of 10 KB more than
+    // fill its stdin pipe while it reads nothing.
+    raw.send(tool_call(0, "first").as_bytes());
+    until("the first call to reach the server", || {
+        calls_received(&received).len() == 1
+    });
+    for i in 1..=30u64 {
+        raw.send(tool_call(i, &"B".repeat(10_000)).as_bytes());
+    }
+    until("a checkpoint over the 31 decisions", || {
+        env.of_kind("b.log", "tool_call").len() == 31 && uncovered(&env, "b.log") == 0
+    });
+    let started = Instant::now();
+    kill(raw.child.id(), "TERM");
+    exit_within(&mut raw, Duration::from_secs(5));
+    assert!(started.elapsed() < Duration::from_millis(1900));
+    // Every call is answered, and the ones the server never read are
+    // recorded as undelivered (check_log holds each side to --received).
+    let mut answered = HashSet::new();
+    while answered.len() < 31 {
+        let v = raw.expect(|v| v["id"].is_u64());
+        assert_eq!(v["error"]["code"], -32000, "{v}");
+        answered.insert(v["id"].as_u64().unwrap());
+    }
+    let ends = check_log(&env, "b.log", &[&received]);
+    assert_eq!(ends[0]["reason"], "signal");
+    let undelivered = env
+        .of_kind("b.log", "tool_result")
+        .iter()
+        .filter(|o| o["outcome"] == "undelivered")
+        .count();
+    assert!(
+        undelivered >= 20,
+        "{undelivered} undelivered: {:?}",
+        ends[0]
+    );
+}
+
+#[test]
+fn a_host_that_never_reads_stderr_does_not_stop_the_wrapper() {
+    if !peers_or_skip("a_host_that_never_reads_stderr_does_not_stop_the_wrapper") {
+        return;
+    }
+    let _serial = serial();
+    let env = Env::new();
+    env.policy(ALLOW_ALL);
+    let received = env.path("r.jsonl");
+    let (mut child, _unread) = start_unread(&env, "e.log", &[], &hostile("honest", &received));
+    let mut stdin = child.stdin.take().unwrap();
+    let mut input = handshake_lines();
+    // Each one is a diagnostic on stderr: far more than its pipe holds.
+    for i in 0..3000 {
+        input.push_str(&format!("{{bad json {i} {}\n", "x".repeat(100)));
+    }
+    input.push_str(&tool_call(1, "after"));
+    input.push('\n');
+    stdin.write_all(input.as_bytes()).unwrap();
+    until("the call after the noise to reach the server", || {
+        calls_received(&received).len() == 1
+    });
+    kill(child.id(), "TERM");
+    let took = wait_child(&mut child, Duration::from_secs(5));
+    assert!(took < Duration::from_millis(1900), "took {took:?}");
+    let ends = check_log(&env, "e.log", &[&received]);
+    assert_eq!(ends[0]["reason"], "signal");
+    assert_eq!(ends[0]["anomalies"], 3000);
+}
+
+#[test]
+fn calls_held_for_the_first_listing_are_forwarded_in_the_clients_order() {
+    if !peers_or_skip("calls_held_for_the_first_listing_are_forwarded_in_the_clients_order") {
+        return;
+    }
+    let _serial = serial();
+    for round in 0..5 {
+        let env = Env::new();
+        env.policy(ALLOW_ALL);
+        let received = env.path("r.jsonl");
+        let mut raw = Raw::start(&env.wrap("o.log", &[], &hostile("honest", &received)));
+        let mut input = handshake_lines();
+        for i in 0..10u64 {
+            input.push_str(&tool_call(i, &format!("o{i}")));
+            input.push('\n');
+        }
+        raw.stdin.write_all(input.as_bytes()).unwrap();
+        until("the calls", || calls_received(&received).len() == 10);
+        let order: Vec<u64> = calls_received(&received)
+            .iter()
+            .map(|m| m["id"].as_u64().unwrap())
+            .collect();
+        assert_eq!(order, (0..10).collect::<Vec<_>>(), "round {round}");
+        drop(raw.stdin_take());
+        exit_within(&mut raw, Duration::from_secs(10));
     }
 }

@@ -200,10 +200,14 @@ impl Sink {
         let Some(out) = &self.out else {
             return false;
         };
-        if !self.nonblocking || self.stop.load(Ordering::SeqCst) || self.gone.load(Ordering::SeqCst) {
+        if !self.nonblocking || self.stop.load(Ordering::SeqCst) || self.gone.load(Ordering::SeqCst)
+        {
             return false;
         }
-        let mut fds = [rustix::event::PollFd::new(out, rustix::event::PollFlags::OUT)];
+        let mut fds = [rustix::event::PollFd::new(
+            out,
+            rustix::event::PollFlags::OUT,
+        )];
         let wait = rustix::event::Timespec {
             tv_sec: 0,
             tv_nsec: 50_000_000,

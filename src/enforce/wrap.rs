@@ -768,7 +768,10 @@ impl State {
         let now = Instant::now();
         if self.stop_signal.is_none() {
             self.stop_signal = Some(signal);
-            self.diag.say(format!("vouch wrap: {} received: ending the session", signal_name(signal)));
+            self.diag.say(format!(
+                "vouch wrap: {} received: ending the session",
+                signal_name(signal)
+            ));
             self.close_child();
             let grace = self.step_grace();
             *shutdown_at = Some(match *shutdown_at {
@@ -776,7 +779,10 @@ impl State {
                 Some((at, step)) => (at.min(now + grace), step),
             });
         } else {
-            self.diag.say(format!("vouch wrap: {} received again: stopping the server now", signal_name(signal)));
+            self.diag.say(format!(
+                "vouch wrap: {} received again: stopping the server now",
+                signal_name(signal)
+            ));
             *shutdown_at = Some((now, 1));
         }
     }
@@ -1001,7 +1007,9 @@ impl State {
 
     fn anomaly(&mut self, from: &'static str, what: &str, detail: Value) {
         self.anomalies += 1;
-        self.diag.say(format!("vouch wrap: dropped a message from the {from}: {what}"));
+        self.diag.say(format!(
+            "vouch wrap: dropped a message from the {from}: {what}"
+        ));
         if self.anomalies <= MAX_ANOMALY_RECORDS {
             let mut d = serde_json::Map::new();
             d.insert("from".into(), Value::String(from.into()));

@@ -41,6 +41,9 @@
 //   slowcall  answers tools/call after 300 ms (--delay MS); a
 //             notifications/cancelled for a pending call cancels it (logged
 //             on stderr, never answered).
+//   busy      on tools/call blocks its only thread for --delay MS (default
+//             300) before answering, reading nothing meanwhile (a server
+//             busy on a long synchronous call: its stdin pipe fills up).
 //   stubborn  behaves, but ignores SIGTERM and stays up after stdin EOF, so
 //             only SIGKILL ends it (the wrapper's shutdown escalation).
 //   serverreq after notifications/initialized sends roots/list (id 1) and
@@ -60,7 +63,7 @@
 // Exits 0 on stdin EOF (die: 3 as above).
 import { appendFileSync, writeFileSync } from 'node:fs';
 
-const MODES = ['stubborn', 'honest', 'forge', 'rugpull', 'dupkeys', 'huge', 'batch', 'badutf8', 'die', 'silent', 'slowcall', 'serverreq', 'poison', 'secretparam', 'tagchars', 'instructions'];
+const MODES = ['busy', 'stubborn', 'honest', 'forge', 'rugpull', 'dupkeys', 'huge', 'batch', 'badutf8', 'die', 'silent', 'slowcall', 'serverreq', 'poison', 'secretparam', 'tagchars', 'instructions'];
 const argv = process.argv.slice(2);
 const mode = argv[0];
 if (!MODES.includes(mode)) {
@@ -210,6 +213,9 @@ function onToolsCall(id, params) {
     case 'silent':
       log(`not answering tools/call id ${JSON.stringify(id)}`);
       return;
+    case 'busy':
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, delayMs);
+      return callTool(id, params);
     case 'slowcall': {
       const key = JSON.stringify(id);
       pending.set(
