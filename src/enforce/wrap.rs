@@ -895,8 +895,14 @@ impl State {
             self.durable = Some(u64::MAX);
         }
         self.flush_outbox();
-        // The last answers, for as long as a host waits after a signal.
-        self.to_client.drain_for(SIGNAL_GRACE);
+        // The last answers (the log is complete already): briefly after a
+        // signal, when the host will not wait long.
+        let drain = if self.signals > 0 {
+            SIGNAL_GRACE / 2
+        } else {
+            self.opts.shutdown_grace
+        };
+        self.to_client.drain_for(drain);
         self.to_client.close();
         match result {
             Ok(()) => Ok(code),

@@ -302,7 +302,14 @@ fn report_table(r: &AnchorReport) -> String {
             f.error
         ),
         (None, Some(e)) => format!("log unreadable: {e}"),
-        (None, None) => format!("log {}: {} records", r.log.status.as_str(), r.log.records),
+        (None, None) => match r.log.reason() {
+            Some(reason) => format!(
+                "log {}: {} records ({reason})",
+                r.log.status.as_str(),
+                r.log.records
+            ),
+            None => format!("log {}: {} records", r.log.status.as_str(), r.log.records),
+        },
     });
     let verdict = r.verdict();
     lines.push(match verdict {
