@@ -186,7 +186,12 @@ fn dir_anchor_verify_detects_truncation_after_an_anchor() {
     let v = w.verify(&[]);
     assert_eq!(code(&v), 1);
     assert_eq!(one(&v)["verdict"], "rejected", "{}", stdout(&v));
-    assert_eq!(one(&v)["log"]["reason"], "no_signed_checkpoint", "{}", stdout(&v));
+    assert_eq!(
+        one(&v)["log"]["reason"],
+        "no_signed_checkpoint",
+        "{}",
+        stdout(&v)
+    );
 }
 
 #[test]
