@@ -944,7 +944,13 @@ fn a_log_no_trusted_checkpoint_covers_is_unauthenticated_not_partial() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     for i in 0..3 {
         let o = run(
-            &["append", "log.jsonl", "--key", "evil", &format!("{{\"i\":{i}}}")],
+            &[
+                "append",
+                "log.jsonl",
+                "--key",
+                "evil",
+                &format!("{{\"i\":{i}}}"),
+            ],
             &dir,
         );
         assert_eq!(code(&o), 0, "{}", stderr(&o));
@@ -955,7 +961,11 @@ fn a_log_no_trusted_checkpoint_covers_is_unauthenticated_not_partial() {
     assert_eq!(v["logs"][0]["reason"], "no_signed_checkpoint", "{v}");
     assert_eq!(v["authenticated"], false, "{v}");
     let table = run(&["verify", "log.jsonl", "--pub", "k.pub"], &dir);
-    assert!(stdout(&table).contains("no_signed_checkpoint"), "{}", stdout(&table));
+    assert!(
+        stdout(&table).contains("no_signed_checkpoint"),
+        "{}",
+        stdout(&table)
+    );
     // A checkpoint by the trusted key over a prefix, then more records:
     // partial, exit 0; --strict rejects.
     std::fs::remove_file(dir.join("log.jsonl")).unwrap();
