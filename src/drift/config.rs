@@ -70,9 +70,10 @@ pub const MAX_DEPTH: u32 = jcs::DEFAULT_MAX_DEPTH;
 /// Most values (scalars and containers, the top one included; YAML:
 /// counted after alias expansion) one configuration file may hold. A
 /// `serde_json::Value` costs up to about 700 bytes per value (a
-/// one-member object), so this bounds the memory a file can ask for
-/// whatever its byte count.
-pub const MAX_VALUES: usize = 1 << 20;
+/// one-member object), and a check holds the baseline, the file and, past
+/// the change limit, a copy of both: this bounds the memory a file can ask
+/// for whatever its byte count (about 350 MB for a check at the limit).
+pub const MAX_VALUES: usize = 1 << 18;
 
 /// Bytes of strings (member names included, counted after alias
 /// expansion) a YAML input of `len` bytes may produce: 2 per input byte
