@@ -957,7 +957,79 @@ fn yaml_error(e: serde_yaml_ng::Error, st: &mut YamlState, aliases: bool) -> Con
 
 // ---------------------------------------------------------------- TOML
 
+/// An upper bound on the values of a TOML text, read without parsing it:
+/// one plus every `=`, `[`, `{` and `,` outside strings and comments (each
+/// value follows one of them; a `[[table]]` header counts twice for one
+/// table, so the bound is at most about twice the real count).
+fn toml_values_bound(text: &str) -> usize {
+    let b = text.as_bytes();
+    let mut n = 1usize;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'#' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            q @ (b'"' | b'\'') => {
+                let triple = b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q);
+                i += if triple { 3 } else { 1 };
+                while i < b.len() {
+                    if q == b'"' && b[i] == b'\\' {
+                        i += 2;
+                        continue;
+                    }
+                    if b[i] == q
+                        && (!triple || (b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q)))
+                    {
+                        i += if triple { 3 } else { 1 };
+                        // `'''a''''` ends with up to two more quotes.
+                        while triple && b.get(i) == Some(&q) {
+                            i += 1;
+                        }
+                        break;
+                    }
+                    if !triple && b[i] == b'\n' {
+                        break;
+                    }
+                    i += 1;
+                }
+                continue;
+            }
+            b'=' | b'[' | b'{' | b',' => n += 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    n
+}
+
+/// Values in `v` (containers and scalars), counted without recursion.
+fn count_values(v: &Value) -> usize {
+    let mut n = 0;
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        n += 1;
+        match v {
+            Value::Array(a) => stack.extend(a),
+            Value::Object(m) => stack.extend(m.values()),
+            _ => {}
+        }
+    }
+    n
+}
+
 fn parse_toml(text: &str) -> Result<Value, ConfigError> {
+    let too_many = ConfigError::TooManyValues {
+        format: Format::Toml,
+        max: MAX_VALUES,
+    };
+    // The parser's own tree costs about 150 bytes a value: refuse what
+    // certainly holds too many before it is built, the rest after.
+    if toml_values_bound(text) > 2 * MAX_VALUES {
+        return Err(too_many);
+    }
     let table = toml::de::DeTable::parse(text).map_err(|e| {
         let p = position_of(text, e.span().map_or(0, |s| s.start));
         if e.message().starts_with("duplicate key") {
@@ -977,7 +1049,11 @@ fn parse_toml(text: &str) -> Result<Value, ConfigError> {
         }
     })?;
     let mut pointer = String::new();
-    toml_table(text, table.get_ref(), &mut pointer, 1)
+    let value = toml_table(text, table.get_ref(), &mut pointer, 1)?;
+    if count_values(&value) > MAX_VALUES {
+        return Err(too_many);
+    }
+    Ok(value)
 }
 
 fn toml_table(
@@ -1384,6 +1460,29 @@ mod tests {
             canon("base: &b {x: 1}\nuse: *b\n", Format::Yaml),
             r#"{"base":{"x":1},"use":{"x":1}}"#
         );
+    }
+
+    #[test]
+    fn values_are_bounded_in_every_format() {
+        let n = MAX_VALUES; // with the top-level array: one too many
+        let json = format!("[{}]", vec!["0"; n].join(","));
+        assert_eq!(err(&json, Format::Json).code(), "too_many_values");
+        let yaml = format!("[{}]", vec!["0"; n].join(","));
+        assert_eq!(err(&yaml, Format::Yaml).code(), "too_many_values");
+        let toml = format!("a = [{}]", vec!["0"; n].join(","));
+        assert_eq!(err(&toml, Format::Toml).code(), "too_many_values");
+        let toml = format!("a = [{}]", vec!["0"; 3 * n].join(","));
+        assert_eq!(err(&toml, Format::Toml).code(), "too_many_values");
+        let fits = format!("[{}]", vec!["0"; n - 1].join(","));
+        assert!(parse(fits.as_bytes(), Format::Json).is_ok());
+        assert!(parse(fits.as_bytes(), Format::Yaml).is_ok());
+        // Brackets in strings and comments do not count.
+        let quoted = format!(
+            "a = \"{0}\"\nb = '{0}'\nc = \"\"\"{0}\"\"\"\n# {0}\n",
+            ",".repeat(2 * n)
+        );
+        assert!(toml_values_bound(&quoted) < 10);
+        assert!(parse(quoted.as_bytes(), Format::Toml).is_ok());
     }
 
     #[test]
