@@ -14,7 +14,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod anchor_support;
-#[allow(dead_code)]
 mod tsa_support;
 
 use anchor_support::{code, json, stderr, stdout, vouch};
