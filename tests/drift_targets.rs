@@ -151,6 +151,8 @@ fn an_invalid_config_file_is_exit_2_with_file_and_position() {
             msg.contains(name) && msg.contains(want_pos),
             "{name}: {msg}"
         );
+        // Issue 22: the path was printed twice.
+        assert_eq!(msg.matches(name).count(), 1, "{msg}");
     }
     assert!(!Path::new(&w.log).exists(), "nothing was written");
     // A config that becomes invalid after its baseline is exit 2 on check.

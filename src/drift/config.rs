@@ -22,7 +22,8 @@
 //! | a number RFC 8785 would write as another value (`9007199254740993`, `0.30000000000000000001`, YAML integers beyond 128 bits) or not at all (`1e400`) | `inexact_number` | line, column |
 //! | YAML `.nan`/`.inf`, TOML `nan`/`inf` | `not_finite` | line, column |
 //! | containers nested deeper than [`MAX_DEPTH`] (64, what `crate::jcs` writes) | `too_deep` | line, column where known |
-//! | YAML aliases expanding past [`max_yaml_values`] values, or past serde_yaml_ng's own repetition limit ("billion laughs") | `alias_expansion` | |
+//! | more than [`MAX_VALUES`] values (scalars and containers; YAML: counted after alias expansion) | `too_many_values` | |
+//! | YAML aliases expanding past [`MAX_VALUES`] values or [`max_yaml_bytes`] bytes of strings, or past serde_yaml_ng's own repetition limit ("billion laughs") | `alias_expansion` | |
 //!
 //! Lines and columns are 1-based; columns count characters (Unicode scalar
 //! values) from the start of the line.
@@ -44,8 +45,12 @@
 //! # Bounds
 //!
 //! The input is at most [`MAX_INPUT`] bytes (callers read it bounded);
-//! nesting is at most [`MAX_DEPTH`]; YAML alias expansion is bounded as
-//! above. Work is linear in the input (YAML: in the expanded values).
+//! nesting is at most [`MAX_DEPTH`]; at most [`MAX_VALUES`] values are
+//! built (JSON: counted on the text before anything is built); YAML alias
+//! expansion is bounded as above. YAML nesting is checked on the text
+//! before serde_yaml_ng reads it (`yaml_scan`), since libyaml's reading
+//! costs the square of the flow nesting before any depth limit can act.
+//! Work is linear in the input (YAML: in the expanded values).
 
 use std::path::Path;
 
@@ -62,12 +67,23 @@ pub const MAX_INPUT: usize = 64 << 20;
 /// writer, so that every parsed value has canonical bytes.
 pub const MAX_DEPTH: u32 = jcs::DEFAULT_MAX_DEPTH;
 
-/// How many values (scalars and containers, counted after alias expansion)
-/// a YAML input of `len` bytes may produce: 2 per input byte plus 2^20.
-/// Without aliases a document produces fewer values than it has bytes.
-pub fn max_yaml_values(len: usize) -> usize {
+/// Most values (scalars and containers, the top one included; YAML:
+/// counted after alias expansion) one configuration file may hold. A
+/// `serde_json::Value` costs up to about 700 bytes per value (a
+/// one-member object), and a check holds the baseline, the file and, past
+/// the change limit, a copy of both: this bounds the memory a file can ask
+/// for whatever its byte count (about 350 MB for a check at the limit).
+pub const MAX_VALUES: usize = 1 << 18;
+
+/// Bytes of strings (member names included, counted after alias
+/// expansion) a YAML input of `len` bytes may produce: 2 per input byte
+/// plus 2^20. Without aliases no document comes near it (an escape never
+/// writes more than 1.5 bytes per byte of its text).
+pub fn max_yaml_bytes(len: usize) -> usize {
     len.saturating_mul(2).saturating_add(1 << 20)
 }
+
+mod yaml_scan;
 
 /// A configuration file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -195,8 +211,12 @@ pub enum ConfigError {
         max: u32,
         position: Option<Position>,
     },
-    #[error("yaml: aliases expand to more than {max_values} values")]
-    AliasExpansion { max_values: usize },
+    #[error(
+        "yaml: aliases expand to more than {max_values} values or {max_bytes} bytes of strings"
+    )]
+    AliasExpansion { max_values: usize, max_bytes: usize },
+    #[error("{format}: more than {max} values (scalars and containers)")]
+    TooManyValues { format: Format, max: usize },
 }
 
 impl ConfigError {
@@ -214,6 +234,7 @@ impl ConfigError {
             ConfigError::NotFinite { .. } => "not_finite",
             ConfigError::TooDeep { .. } => "too_deep",
             ConfigError::AliasExpansion { .. } => "alias_expansion",
+            ConfigError::TooManyValues { .. } => "too_many_values",
         }
     }
 
@@ -233,7 +254,8 @@ impl ConfigError {
             ConfigError::TooLarge { .. }
             | ConfigError::InvalidUtf8 { .. }
             | ConfigError::MultipleDocuments
-            | ConfigError::AliasExpansion { .. } => None,
+            | ConfigError::AliasExpansion { .. }
+            | ConfigError::TooManyValues { .. } => None,
         }
     }
 }
@@ -304,8 +326,14 @@ fn offset_of(text: &str, line: usize, byte_column: usize) -> usize {
 
 fn parse_json(text: &str) -> Result<Value, ConfigError> {
     let mut syntax_offset = None;
-    match jcs::check_exact(text.as_bytes(), MAX_DEPTH) {
-        Ok(()) => {}
+    match jcs::check_exact_counted(text.as_bytes(), MAX_DEPTH) {
+        Ok(values) if values > MAX_VALUES => {
+            return Err(ConfigError::TooManyValues {
+                format: Format::Json,
+                max: MAX_VALUES,
+            });
+        }
+        Ok(_) => {}
         Err(InexactJson::Syntax { offset }) => {
             // serde_json says what and where; fall through to it.
             syntax_offset = Some(offset);
@@ -427,13 +455,19 @@ enum YamlRefusal {
     Inexact(String, String),
     NotFinite(String),
     TooDeep,
+    /// More than [`max_yaml_bytes`] bytes of strings: only aliases do that.
     Expansion,
+    /// More than [`MAX_VALUES`] values (alias expansion when there are
+    /// aliases).
+    Values,
 }
 
 struct YamlState {
     pointer: String,
     values: usize,
-    max_values: usize,
+    /// Bytes of strings and member names built so far.
+    bytes: usize,
+    max_bytes: usize,
     floats: bool,
     refusal: Option<YamlRefusal>,
 }
@@ -442,6 +476,15 @@ impl YamlState {
     fn refuse<E: de::Error>(&mut self, r: YamlRefusal) -> E {
         self.refusal = Some(r);
         E::custom("refused")
+    }
+
+    /// Counts `len` bytes of string about to be built.
+    fn text<E: de::Error>(&mut self, len: usize) -> Result<(), E> {
+        self.bytes = self.bytes.saturating_add(len);
+        if self.bytes > self.max_bytes {
+            return Err(self.refuse(YamlRefusal::Expansion));
+        }
+        Ok(())
     }
 }
 
@@ -468,10 +511,15 @@ struct NodeVisitor<'s> {
 impl NodeVisitor<'_> {
     fn count<E: de::Error>(&mut self) -> Result<(), E> {
         self.st.values += 1;
-        if self.st.values > self.st.max_values {
-            return Err(self.st.refuse(YamlRefusal::Expansion));
+        if self.st.values > MAX_VALUES {
+            return Err(self.st.refuse(YamlRefusal::Values));
         }
         Ok(())
+    }
+
+    fn string<E: de::Error>(&mut self, len: usize) -> Result<(), E> {
+        self.count()?;
+        self.st.text(len)
     }
 
     fn int<E: de::Error>(&mut self, text: String, n: Option<Number>) -> Result<Value, E> {
@@ -549,11 +597,11 @@ impl<'de> de::Visitor<'de> for NodeVisitor<'_> {
         }
     }
     fn visit_str<E: de::Error>(mut self, v: &str) -> Result<Value, E> {
-        self.count()?;
+        self.string(v.len())?;
         Ok(Value::String(v.to_owned()))
     }
     fn visit_string<E: de::Error>(mut self, v: String) -> Result<Value, E> {
-        self.count()?;
+        self.string(v.len())?;
         Ok(Value::String(v))
     }
 
@@ -648,9 +696,11 @@ impl<'de> de::Visitor<'de> for KeyVisitor<'_, '_> {
         f.write_str("a string key")
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
+        self.st.text(v.len())?;
         self.key(v.to_owned())
     }
     fn visit_string<E: de::Error>(self, v: String) -> Result<String, E> {
+        self.st.text(v.len())?;
         self.key(v)
     }
     fn visit_unit<E: de::Error>(self) -> Result<String, E> {
@@ -787,7 +837,13 @@ impl<'de> de::Visitor<'de> for LiteralMap<'_, '_> {
 }
 
 fn parse_yaml(text: &str) -> Result<Value, ConfigError> {
-    let max_values = max_yaml_values(text.len());
+    // Nesting first, on the text: libyaml's cost grows with the square of
+    // the flow nesting before anything below can refuse it.
+    let scanned = yaml_scan::scan(text, MAX_DEPTH).map_err(|d| ConfigError::TooDeep {
+        format: Format::Yaml,
+        max: MAX_DEPTH,
+        position: Some(position_of(text, d.offset)),
+    })?;
     let mut docs = serde_yaml_ng::Deserializer::from_str(text);
     let Some(first) = docs.next() else {
         return Ok(Value::Null);
@@ -795,16 +851,18 @@ fn parse_yaml(text: &str) -> Result<Value, ConfigError> {
     let mut st = YamlState {
         pointer: String::new(),
         values: 0,
-        max_values,
+        bytes: 0,
+        max_bytes: max_yaml_bytes(text.len()),
         floats: false,
         refusal: None,
     };
+    let aliases = scanned.aliases > 0;
     let value = NodeSeed {
         st: &mut st,
         depth: 0,
     }
     .deserialize(first)
-    .map_err(|e| yaml_error(e, &mut st))?;
+    .map_err(|e| yaml_error(e, &mut st, aliases))?;
     if docs.next().is_some() {
         return Err(ConfigError::MultipleDocuments);
     }
@@ -817,13 +875,17 @@ fn parse_yaml(text: &str) -> Result<Value, ConfigError> {
                 st: &mut st,
             }
             .deserialize(first)
-            .map_err(|e| yaml_error(e, &mut st))?;
+            .map_err(|e| yaml_error(e, &mut st, aliases))?;
         }
     }
     Ok(value)
 }
 
-fn yaml_error(e: serde_yaml_ng::Error, st: &mut YamlState) -> ConfigError {
+fn yaml_error(e: serde_yaml_ng::Error, st: &mut YamlState, aliases: bool) -> ConfigError {
+    let expansion = ConfigError::AliasExpansion {
+        max_values: MAX_VALUES,
+        max_bytes: st.max_bytes,
+    };
     let position = e.location().map(|l| Position {
         line: l.line(),
         column: l.column(),
@@ -863,17 +925,18 @@ fn yaml_error(e: serde_yaml_ng::Error, st: &mut YamlState) -> ConfigError {
             max: MAX_DEPTH,
             position,
         },
-        Some(YamlRefusal::Expansion) => ConfigError::AliasExpansion {
-            max_values: st.max_values,
+        Some(YamlRefusal::Expansion) => expansion,
+        Some(YamlRefusal::Values) if aliases => expansion,
+        Some(YamlRefusal::Values) => ConfigError::TooManyValues {
+            format: Format::Yaml,
+            max: MAX_VALUES,
         },
         None => {
             let detail = e.to_string();
             // serde_yaml_ng has no error kinds; these two messages are its
             // alias and nesting limits (pinned by tests).
             if detail.starts_with("repetition limit exceeded") {
-                ConfigError::AliasExpansion {
-                    max_values: st.max_values,
-                }
+                expansion
             } else if detail.starts_with("recursion limit exceeded") {
                 ConfigError::TooDeep {
                     format: Format::Yaml,
@@ -894,7 +957,79 @@ fn yaml_error(e: serde_yaml_ng::Error, st: &mut YamlState) -> ConfigError {
 
 // ---------------------------------------------------------------- TOML
 
+/// An upper bound on the values of a TOML text, read without parsing it:
+/// one plus every `=`, `[`, `{` and `,` outside strings and comments (each
+/// value follows one of them; a `[[table]]` header counts twice for one
+/// table, so the bound is at most about twice the real count).
+fn toml_values_bound(text: &str) -> usize {
+    let b = text.as_bytes();
+    let mut n = 1usize;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'#' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            q @ (b'"' | b'\'') => {
+                let triple = b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q);
+                i += if triple { 3 } else { 1 };
+                while i < b.len() {
+                    if q == b'"' && b[i] == b'\\' {
+                        i += 2;
+                        continue;
+                    }
+                    if b[i] == q
+                        && (!triple || (b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q)))
+                    {
+                        i += if triple { 3 } else { 1 };
+                        // `'''a''''` ends with up to two more quotes.
+                        while triple && b.get(i) == Some(&q) {
+                            i += 1;
+                        }
+                        break;
+                    }
+                    if !triple && b[i] == b'\n' {
+                        break;
+                    }
+                    i += 1;
+                }
+                continue;
+            }
+            b'=' | b'[' | b'{' | b',' => n += 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    n
+}
+
+/// Values in `v` (containers and scalars), counted without recursion.
+fn count_values(v: &Value) -> usize {
+    let mut n = 0;
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        n += 1;
+        match v {
+            Value::Array(a) => stack.extend(a),
+            Value::Object(m) => stack.extend(m.values()),
+            _ => {}
+        }
+    }
+    n
+}
+
 fn parse_toml(text: &str) -> Result<Value, ConfigError> {
+    let too_many = ConfigError::TooManyValues {
+        format: Format::Toml,
+        max: MAX_VALUES,
+    };
+    // The parser's own tree costs about 150 bytes a value: refuse what
+    // certainly holds too many before it is built, the rest after.
+    if toml_values_bound(text) > 2 * MAX_VALUES {
+        return Err(too_many);
+    }
     let table = toml::de::DeTable::parse(text).map_err(|e| {
         let p = position_of(text, e.span().map_or(0, |s| s.start));
         if e.message().starts_with("duplicate key") {
@@ -914,7 +1049,11 @@ fn parse_toml(text: &str) -> Result<Value, ConfigError> {
         }
     })?;
     let mut pointer = String::new();
-    toml_table(text, table.get_ref(), &mut pointer, 1)
+    let value = toml_table(text, table.get_ref(), &mut pointer, 1)?;
+    if count_values(&value) > MAX_VALUES {
+        return Err(too_many);
+    }
+    Ok(value)
 }
 
 fn toml_table(
@@ -1321,6 +1460,29 @@ mod tests {
             canon("base: &b {x: 1}\nuse: *b\n", Format::Yaml),
             r#"{"base":{"x":1},"use":{"x":1}}"#
         );
+    }
+
+    #[test]
+    fn values_are_bounded_in_every_format() {
+        let n = MAX_VALUES; // with the top-level array: one too many
+        let json = format!("[{}]", vec!["0"; n].join(","));
+        assert_eq!(err(&json, Format::Json).code(), "too_many_values");
+        let yaml = format!("[{}]", vec!["0"; n].join(","));
+        assert_eq!(err(&yaml, Format::Yaml).code(), "too_many_values");
+        let toml = format!("a = [{}]", vec!["0"; n].join(","));
+        assert_eq!(err(&toml, Format::Toml).code(), "too_many_values");
+        let toml = format!("a = [{}]", vec!["0"; 3 * n].join(","));
+        assert_eq!(err(&toml, Format::Toml).code(), "too_many_values");
+        let fits = format!("[{}]", vec!["0"; n - 1].join(","));
+        assert!(parse(fits.as_bytes(), Format::Json).is_ok());
+        assert!(parse(fits.as_bytes(), Format::Yaml).is_ok());
+        // Brackets in strings and comments do not count.
+        let quoted = format!(
+            "a = \"{0}\"\nb = '{0}'\nc = \"\"\"{0}\"\"\"\n# {0}\n",
+            ",".repeat(2 * n)
+        );
+        assert!(toml_values_bound(&quoted) < 10);
+        assert!(parse(quoted.as_bytes(), Format::Toml).is_ok());
     }
 
     #[test]

@@ -83,14 +83,21 @@
 //!
 //! # Bounds
 //! [`Limits::DEFAULT`]: a logical line (after joining continuations) of at
-//! most 64 KiB, 10,000,000 entries, 1,024 path components, paths of at
-//! most [`crate::stamp::path::MAX_PATH_BYTES`] each and 1 GiB in all
-//! (nested specs make paths longer than their lines). Crossing one is its
-//! own error. No input makes import panic.
+//! most 64 KiB, 10,000,000 entries, [`MAX_COMPONENTS`] (2,048) path
+//! components, paths of at most [`crate::stamp::path::MAX_PATH_BYTES`]
+//! each and 1 GiB in all (nested specs make paths longer than their
+//! lines). Crossing one is its own error. A spec with no entry and no `.`
+//! line (empty, or only comments) is refused (`mtree_empty`). Every spec
+//! export writes is within these bounds. No input makes import panic.
 
 use super::entry::{EntryKind, TreeEntry};
 use crate::stamp::path::{self, PathProblem};
 use std::io::{self, Write};
+
+/// Most components of one path: as many as a path of
+/// [`crate::stamp::path::MAX_PATH_BYTES`] bytes can have (`a/a/…/a`), so
+/// import takes every path that a snapshot holds and export writes.
+pub const MAX_COMPONENTS: usize = path::MAX_PATH_BYTES / 2;
 
 /// The bounds [`import_with`] enforces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,7 +116,7 @@ impl Limits {
     pub const DEFAULT: Limits = Limits {
         max_line_bytes: 64 * 1024,
         max_entries: 10_000_000,
-        max_depth: 1024,
+        max_depth: MAX_COMPONENTS,
         max_total_path_bytes: 1 << 30,
     };
 }
@@ -158,6 +165,10 @@ pub enum MtreeError {
     },
     #[error("line {line}: the parent of {} is not a directory of the spec", path::display(.path))]
     MissingParent { line: usize, path: Vec<u8> },
+    /// No entry and no `.` line: an empty or comment-only input is not a
+    /// spec (`line` is the last line read, 1 for an empty input).
+    #[error("line {line}: the spec lists nothing, not even its root `.`")]
+    Empty { line: usize },
 }
 
 impl MtreeError {
@@ -179,6 +190,7 @@ impl MtreeError {
             MtreeError::MissingKeyword { .. } => "mtree_missing_keyword",
             MtreeError::DuplicatePath { .. } => "mtree_duplicate_path",
             MtreeError::MissingParent { .. } => "mtree_missing_parent",
+            MtreeError::Empty { .. } => "mtree_empty",
         }
     }
 
@@ -198,6 +210,7 @@ impl MtreeError {
             | MtreeError::MissingValue { line, .. }
             | MtreeError::BadValue { line, .. }
             | MtreeError::MissingKeyword { line, .. }
+            | MtreeError::Empty { line }
             | MtreeError::DuplicatePath { line, .. }
             | MtreeError::MissingParent { line, .. } => *line,
         }
@@ -609,6 +622,8 @@ struct Parser<'l> {
     cwd: Vec<u8>,
     entries: Vec<(TreeEntry, usize)>,
     total_path_bytes: usize,
+    /// A `.` line was read.
+    root: bool,
 }
 
 impl Parser<'_> {
@@ -654,6 +669,7 @@ impl Parser<'_> {
                 return Err(MtreeError::RootNotDir { line });
             }
             self.cwd.clear();
+            self.root = true;
             return Ok(());
         }
 
@@ -768,6 +784,7 @@ pub fn import_with(text: &[u8], limits: &Limits) -> Result<Vec<TreeEntry>, Mtree
         cwd: Vec::new(),
         entries: Vec::new(),
         total_path_bytes: 0,
+        root: false,
     };
     let mut joined: Vec<u8> = Vec::new();
     let mut start = 0usize; // line where `joined` began, 0 when empty
@@ -809,6 +826,14 @@ pub fn import_with(text: &[u8], limits: &Limits) -> Result<Vec<TreeEntry>, Mtree
         }
     }
 
+    if parser.entries.is_empty() && !parser.root {
+        // Nothing but comments, blank lines and `/set`: not the spec of an
+        // empty directory (export writes `. type=dir` for that), and never
+        // a baseline of no entries.
+        return Err(MtreeError::Empty {
+            line: lineno.max(1),
+        });
+    }
     let mut entries = parser.entries;
     entries.sort_by(|a, b| a.0.path.cmp(&b.0.path));
     for w in entries.windows(2) {
@@ -877,6 +902,40 @@ mod tests {
         let mut out = Vec::new();
         export(entries, &mut out).unwrap();
         out
+    }
+
+    /// Issue 22: export wrote a spec for a 1,500-deep directory that
+    /// import refused. Whatever a snapshot can hold (paths of at most
+    /// MAX_PATH_BYTES), import now reads back.
+    #[test]
+    fn import_takes_the_deepest_path_export_writes() {
+        let mut entries = Vec::new();
+        let mut p = b"a".to_vec();
+        while p.len() <= path::MAX_PATH_BYTES {
+            entries.push(dir(&p));
+            p.extend_from_slice(b"/a");
+        }
+        let deepest = entries.last().unwrap().path.clone();
+        assert_eq!(deepest.len(), path::MAX_PATH_BYTES - 1);
+        let back = import(&spec(&entries)).unwrap();
+        assert_eq!(back.len(), entries.len());
+        assert_eq!(back.last().unwrap().path, deepest);
+    }
+
+    /// Issue 22: an empty spec imported as a baseline of no entries.
+    #[test]
+    fn an_empty_spec_is_not_a_baseline() {
+        for text in [
+            &b""[..],
+            b"\n\n",
+            b"#mtree\n# nothing\n",
+            b"/set type=file uid=0\n",
+        ] {
+            assert_eq!(import(text).unwrap_err().code(), "mtree_empty", "{text:?}");
+        }
+        // The spec of an empty directory is one.
+        assert!(import(&spec(&[])).unwrap().is_empty());
+        assert!(import(b"#mtree\n. type=dir\n").unwrap().is_empty());
     }
 
     #[test]

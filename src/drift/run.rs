@@ -253,11 +253,19 @@ pub fn take(
                 Err(e) => return Err(e),
             };
             let doc = config::parse(&bytes, *format).map_err(|e| {
+                // The error already names the target; the file only when
+                // the target goes by another name (`--name`).
+                let shown = path.display().to_string();
+                let message = if target.name == shown {
+                    e.to_string()
+                } else {
+                    format!("{shown}: {e}")
+                };
                 target_err(
                     &target.name,
                     TargetProblem::Config {
                         code: e.code(),
-                        message: format!("{}: {e}", path.display()),
+                        message,
                     },
                 )
             })?;

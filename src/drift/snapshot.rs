@@ -288,7 +288,18 @@ pub fn write(log: &Path, snap: &Snapshot) -> Result<String> {
                     put(&entry_json(e))?;
                 }
             }
-            Items::Config(doc) => put(&json!({ "document": doc }))?,
+            Items::Config(doc) => {
+                // `{"document":DOC}` in RFC 8785 form, written around the
+                // document's own canonical bytes: through the writer the
+                // wrapper would count as a level, and a document at the
+                // nesting limit a configuration may have (64) could not be
+                // stored.
+                let mut line = b"{\"document\":".to_vec();
+                line.extend_from_slice(&canonical(doc, &tmp.0)?);
+                line.extend_from_slice(b"}\n");
+                hasher.update(&line);
+                out.write_all(&line).map_err(|e| Error::io(&tmp.0, e))?;
+            }
             Items::Mcp(items) => {
                 for i in items {
                     put(&mcp_json(i))?;

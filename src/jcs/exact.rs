@@ -117,7 +117,7 @@ fn shorten(s: &str) -> String {
 /// RFC 8785 would write as another value, nesting at most `max_depth`
 /// (the top-level container is depth 1). See the module docs.
 pub fn check_exact(input: &[u8], max_depth: u32) -> Result<(), InexactJson> {
-    check(input, max_depth, true)
+    check(input, max_depth, true).map(drop)
 }
 
 /// [`check_exact`] without the number check: RFC 8259 syntax, no
@@ -126,16 +126,31 @@ pub fn check_exact(input: &[u8], max_depth: u32) -> Result<(), InexactJson> {
 /// is the sender's business but two values for one name are a parser
 /// differential.
 pub fn check_unique_keys(input: &[u8], max_depth: u32) -> Result<(), InexactJson> {
+    check(input, max_depth, false).map(drop)
+}
+
+/// [`check_exact`], returning how many values the text holds (scalars and
+/// containers, the top-level value included; member names do not count):
+/// what a caller bounds before it builds a `serde_json::Value`, whose
+/// memory grows with the values rather than the bytes.
+pub fn check_exact_counted(input: &[u8], max_depth: u32) -> Result<usize, InexactJson> {
+    check(input, max_depth, true)
+}
+
+/// [`check_unique_keys`], returning the number of values as
+/// [`check_exact_counted`] does.
+pub fn check_unique_keys_counted(input: &[u8], max_depth: u32) -> Result<usize, InexactJson> {
     check(input, max_depth, false)
 }
 
-fn check(input: &[u8], max_depth: u32, numbers: bool) -> Result<(), InexactJson> {
+fn check(input: &[u8], max_depth: u32, numbers: bool) -> Result<usize, InexactJson> {
     let mut p = Lenient {
         input,
         pos: 0,
         max_depth,
         path: Vec::new(),
         numbers,
+        values: 0,
     };
     p.ws();
     p.value(0)?;
@@ -143,7 +158,7 @@ fn check(input: &[u8], max_depth: u32, numbers: bool) -> Result<(), InexactJson>
     if p.pos != input.len() {
         return Err(InexactJson::Syntax { offset: p.pos });
     }
-    Ok(())
+    Ok(p.values)
 }
 
 /// The exact decimal value of a JSON number: (negative, significant digits
@@ -271,6 +286,8 @@ struct Lenient<'a> {
     path: Vec<PathStep>,
     /// Whether numbers must be exact (see [`check_number`]).
     numbers: bool,
+    /// Values seen so far.
+    values: usize,
 }
 
 impl Lenient<'_> {
@@ -285,6 +302,7 @@ impl Lenient<'_> {
     }
 
     fn value(&mut self, depth: u32) -> Result<(), InexactJson> {
+        self.values += 1;
         match self.input.get(self.pos) {
             Some(b'"') => self.string().map(drop),
             Some(b'-' | b'0'..=b'9') => self.number(),

@@ -56,7 +56,8 @@ mod validate;
 mod write;
 
 pub use exact::{
-    InexactJson, JsonPath, PathStep, check_exact, check_unique_keys, check_value_exact,
+    InexactJson, JsonPath, PathStep, check_exact, check_exact_counted, check_unique_keys,
+    check_unique_keys_counted, check_value_exact,
 };
 pub use validate::{is_canonical, validate};
 pub use write::{CanonicalizeError, to_canonical_vec, write_canonical};

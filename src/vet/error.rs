@@ -18,6 +18,13 @@ pub enum VetError {
         source_name: String,
         problem: String,
     },
+    /// A saved listing with more tools than one listing may hold (a live
+    /// server's list is bounded the same way).
+    #[error("{source_name}: more than {max} tools in one listing")]
+    TooManyTools { source_name: String, max: usize },
+    /// A saved listing holding more JSON values than are built.
+    #[error("{source_name}: more than {max} JSON values (scalars and containers) in one listing")]
+    TooManyValues { source_name: String, max: usize },
     /// An approval or revocation needs a person at a terminal.
     #[error("{action} needs an interactive terminal (stdin and stdout a tty): nothing was written")]
     NoTerminal { action: &'static str },
@@ -47,6 +54,8 @@ impl VetError {
         match self {
             VetError::Chain { error, .. } => error.code(),
             VetError::Listing { .. } => "vet_listing",
+            VetError::TooManyTools { .. } => "too_many_tools",
+            VetError::TooManyValues { .. } => "too_many_values",
             VetError::NoTerminal { .. } => "vet_no_terminal",
             VetError::NotConfirmed { .. } => "vet_not_confirmed",
             VetError::Nothing { .. } => "vet_nothing",

@@ -195,43 +195,247 @@ pub fn scan_listing(
     }
 }
 
+/// Most tools one saved listing may hold: the default bound on one live
+/// list ([`crate::drift::mcp::ListOptions::max_items`]).
+pub const MAX_TOOLS: usize = 10_000;
+
+/// Most JSON values (scalars and containers) one saved listing may hold.
+/// A `serde_json::Value` costs up to about 700 bytes per value, so this,
+/// not the file's size, bounds the memory of a scan.
+pub const MAX_LISTING_VALUES: usize = 1 << 19;
+
+/// Nesting allowed in a saved listing.
+pub const MAX_LISTING_DEPTH: u32 = 100;
+
 /// A saved listing: a `tools/list` result (`{"tools": [...]}`), an
 /// `initialize` result (`instructions`), both merged, or a JSON-RPC
 /// response whose `result` is one of those. Returns tools and
 /// instructions.
+///
+/// Bounds: the text is checked first (syntax, duplicate names, nesting at
+/// most [`MAX_LISTING_DEPTH`], at most [`MAX_LISTING_VALUES`] values,
+/// `too_many_values`) without building anything; then tools are read one
+/// by one, and the [`MAX_TOOLS`]+1st ends the reading (`too_many_tools`).
 pub fn parse_saved(name: &str, bytes: &[u8]) -> Result<(Vec<Value>, Option<String>), VetError> {
     let bad = |problem: &str| VetError::Listing {
         source_name: name.to_owned(),
         problem: problem.to_owned(),
     };
-    crate::jcs::check_unique_keys(bytes, 100)
+    let values = crate::jcs::check_unique_keys_counted(bytes, MAX_LISTING_DEPTH)
         .map_err(|e| bad(&format!("not JSON without duplicate keys: {e}")))?;
-    let mut v: Value = serde_json::from_slice(bytes).map_err(|e| bad(&e.to_string()))?;
-    if v.get("jsonrpc").is_some() {
-        v = v
-            .get("result")
-            .cloned()
-            .ok_or_else(|| bad("a JSON-RPC message without a result"))?;
+    let read = |build: bool| {
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let seed = ListingSeed {
+            nested: false,
+            build,
+        };
+        match serde::de::DeserializeSeed::deserialize(seed, &mut de)
+            .and_then(|top| de.end().map(|()| top))
+        {
+            Ok(top) => Ok(top),
+            Err(e) if e.to_string().starts_with(TOO_MANY_TOOLS) => Err(VetError::TooManyTools {
+                source_name: name.to_owned(),
+                max: MAX_TOOLS,
+            }),
+            Err(e) => Err(bad(&e.to_string())),
+        }
+    };
+    if values > MAX_LISTING_VALUES {
+        // Too many tools is the clearer message when it is also true:
+        // count them without building anything.
+        read(false)?;
+        return Err(VetError::TooManyValues {
+            source_name: name.to_owned(),
+            max: MAX_LISTING_VALUES,
+        });
     }
-    let Some(obj) = v.as_object() else {
+    let top = read(true)?;
+    let Saved::Object(mut obj) = top else {
         return Err(bad("not a JSON object"));
     };
-    let tools = match obj.get("tools") {
+    if obj.jsonrpc {
+        obj = match obj.result.take() {
+            Some(r) => match *r {
+                Saved::Object(o) => o,
+                Saved::Other => return Err(bad("not a JSON object")),
+            },
+            None => return Err(bad("a JSON-RPC message without a result")),
+        };
+    }
+    let tools = match obj.tools {
         None => Vec::new(),
-        Some(Value::Array(a)) => a.clone(),
-        Some(_) => return Err(bad("\"tools\" is not an array")),
+        Some(Some(a)) => a,
+        Some(None) => return Err(bad("\"tools\" is not an array")),
     };
-    let instructions = match obj.get("instructions") {
+    let instructions = match obj.instructions {
         None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::String(s)) => Some(s),
         Some(_) => return Err(bad("\"instructions\" is not a string")),
     };
-    if tools.is_empty() && instructions.is_none() && !obj.contains_key("tools") {
+    if tools.is_empty() && instructions.is_none() && !obj.has_tools {
         return Err(bad(
             "neither \"tools\" nor \"instructions\": not a saved listing",
         ));
     }
     Ok((tools, instructions))
+}
+
+/// The error message that carries `too_many_tools` out of serde.
+const TOO_MANY_TOOLS: &str = "vouch: too many tools";
+
+/// What a saved listing's object (or its JSON-RPC `result`) held.
+#[derive(Default)]
+struct SavedObject {
+    jsonrpc: bool,
+    has_tools: bool,
+    /// `Some(None)`: a `tools` member that is not an array.
+    tools: Option<Option<Vec<Value>>>,
+    instructions: Option<Value>,
+    result: Option<Box<Saved>>,
+}
+
+enum Saved {
+    Object(SavedObject),
+    Other,
+}
+
+/// Reads a listing object member by member; `tools` element by element.
+struct ListingSeed {
+    /// Inside `result`: its own `result` is not looked into.
+    nested: bool,
+    /// Build the tools (else only count them).
+    build: bool,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for ListingSeed {
+    type Value = Saved;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Saved, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for ListingSeed {
+    type Value = Saved;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a saved listing")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Saved, A::Error> {
+        use serde::de::IgnoredAny;
+        let mut o = SavedObject::default();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "tools" => {
+                    o.has_tools = true;
+                    o.tools = Some(map.next_value_seed(ToolsSeed { build: self.build })?);
+                }
+                "instructions" => o.instructions = Some(map.next_value()?),
+                "jsonrpc" => {
+                    o.jsonrpc = true;
+                    map.next_value::<IgnoredAny>()?;
+                }
+                "result" if !self.nested => {
+                    o.result = Some(Box::new(map.next_value_seed(ListingSeed {
+                        nested: true,
+                        build: self.build,
+                    })?));
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Saved::Object(o))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Saved, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(Saved::Other)
+    }
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Saved, E> {
+        Ok(Saved::Other)
+    }
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Saved, E> {
+        Ok(Saved::Other)
+    }
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Saved, E> {
+        Ok(Saved::Other)
+    }
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Saved, E> {
+        Ok(Saved::Other)
+    }
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Saved, E> {
+        Ok(Saved::Other)
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Saved, E> {
+        Ok(Saved::Other)
+    }
+}
+
+/// `tools`: an array read one definition at a time, at most [`MAX_TOOLS`]
+/// (`None` when it is not an array); without `build`, counted only.
+struct ToolsSeed {
+    build: bool,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for ToolsSeed {
+    type Value = Option<Vec<Value>>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for ToolsSeed {
+    type Value = Option<Vec<Value>>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an array of tools")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut tools = Vec::new();
+        let mut count = 0usize;
+        loop {
+            let more = if self.build {
+                seq.next_element::<Value>()?.map(|t| tools.push(t))
+            } else {
+                seq.next_element::<serde::de::IgnoredAny>()?.map(drop)
+            };
+            if more.is_none() {
+                return Ok(Some(tools));
+            }
+            count += 1;
+            if count > MAX_TOOLS {
+                return Err(serde::de::Error::custom(TOO_MANY_TOOLS));
+            }
+        }
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map
+            .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+            .is_some()
+        {}
+        Ok(None)
+    }
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
 }
 
 // ---- SARIF 2.1.0 --------------------------------------------------------

@@ -454,7 +454,7 @@ fn value_raw(v: &Option<serde_json::Value>) -> String {
     }
 }
 
-fn change_table(changes: &[Change]) -> Table {
+fn change_table(changes: &[Change], clip: &mut output::Clip) -> Table {
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
     t.set_header(["item", "change", "details"]);
@@ -494,9 +494,9 @@ fn change_table(changes: &[Change]) -> Table {
             c.change.as_str().to_owned()
         };
         t.add_row([
-            Cell::new(item_text(c)),
+            Cell::new(clip.cell(&item_text(c))),
             Cell::new(kind).fg(color),
-            Cell::new(details.join("\n")),
+            Cell::new(clip.cell(&details.join("\n"))),
         ]);
     }
     t
@@ -506,8 +506,10 @@ fn render_check(rep: &run::CheckReport) {
     let mut text = summary_line(rep);
     text.push('\n');
     if !rep.changes.is_empty() {
-        text.push_str(&change_table(&rep.changes).to_string());
+        let mut clip = output::Clip::default();
+        text.push_str(&change_table(&rep.changes, &mut clip).to_string());
         text.push('\n');
+        text.extend(clip.note());
     }
     output::print_stdout(&text);
     warn_unchecked(&rep.unchecked);
@@ -538,8 +540,10 @@ fn accept(a: AcceptArgs) -> ExitCode {
                 ),
             };
             if !rep.accepted.is_empty() {
-                s.push_str(&change_table(&rep.accepted).to_string());
+                let mut clip = output::Clip::default();
+                s.push_str(&change_table(&rep.accepted, &mut clip).to_string());
                 s.push('\n');
+                s.extend(clip.note());
             }
             output::print_stdout(&s);
             warn_unchecked(&rep.unchecked);
@@ -558,6 +562,7 @@ fn history(a: HistoryArgs) -> ExitCode {
     };
     match a.format {
         Fmt::Table => {
+            let mut clip = output::Clip::default();
             let mut t = Table::new();
             t.load_style(UTF8_FULL_CONDENSED);
             t.set_header(["seq", "time", "record", "target", "result", "details"]);
@@ -587,12 +592,13 @@ fn history(a: HistoryArgs) -> ExitCode {
                     r.seq.to_string(),
                     r.ts.clone(),
                     r.record.to_owned(),
-                    esc(&r.target),
+                    clip.cell(&esc(&r.target)),
                     result,
-                    d.join("\n"),
+                    clip.cell(&d.join("\n")),
                 ]);
             }
             let mut s = format!("{t}\n");
+            s.extend(clip.note());
             if !rep.chain.uncovered_drift_records.is_empty() {
                 s.push_str(&format!(
                     "{} drift record(s) after the last trusted checkpoint are not shown: {:?}\n",

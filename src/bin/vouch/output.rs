@@ -139,3 +139,71 @@ pub fn report_error(err: &vouch::Error, format: Format) -> ExitCode {
     }
     ExitCode::from(code)
 }
+
+/// The most characters one line of a table cell shows. A table pads every
+/// row to its widest line, so one long value (a whole configuration file,
+/// a tool name of a megabyte) would otherwise be paid for once per row; a
+/// table is then bounded by its rows times this width, whatever the input.
+/// The JSON formats always carry the full values.
+pub const CELL_CHARS: usize = 160;
+
+/// Shortens the lines of table cells to [`CELL_CHARS`] characters (the
+/// last one shown as `…`) and remembers whether it did, so that a table
+/// can say so under itself ([`Clip::note`]).
+#[derive(Debug, Default)]
+pub struct Clip {
+    clipped: bool,
+}
+
+impl Clip {
+    /// `text` with each line cut to [`CELL_CHARS`] characters.
+    pub fn cell(&mut self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len().min(4 * CELL_CHARS));
+        for (i, line) in text.split('\n').enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            match line.char_indices().nth(CELL_CHARS) {
+                None => out.push_str(line),
+                Some(_) => {
+                    self.clipped = true;
+                    let cut = line
+                        .char_indices()
+                        .nth(CELL_CHARS - 1)
+                        .map_or(line.len(), |(at, _)| at);
+                    out.push_str(&line[..cut]);
+                    out.push('…');
+                }
+            }
+        }
+        out
+    }
+
+    /// A line for under the table when some value was shortened.
+    pub fn note(&self) -> Option<String> {
+        self.clipped.then(|| {
+            format!(
+                "(values longer than {CELL_CHARS} characters are shortened here; --format json has them in full)\n"
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_cuts_each_line_by_characters() {
+        let mut c = Clip::default();
+        assert_eq!(c.cell("short\nlines"), "short\nlines");
+        assert!(c.note().is_none());
+        let exact = "é".repeat(CELL_CHARS);
+        assert_eq!(c.cell(&exact), exact);
+        assert!(c.note().is_none());
+        let long = format!("{}\nok", "é".repeat(CELL_CHARS + 1));
+        let cut = c.cell(&long);
+        assert_eq!(cut, format!("{}…\nok", "é".repeat(CELL_CHARS - 1)));
+        assert!(c.note().is_some());
+    }
+}

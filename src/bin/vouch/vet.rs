@@ -374,6 +374,7 @@ fn render_scan(r: &ScanReport) {
             }
             continue;
         }
+        let mut clip = output::Clip::default();
         let mut t = Table::new();
         t.load_style(UTF8_FULL_CONDENSED);
         t.set_header(["tool", "verdict", "findings"]);
@@ -381,17 +382,18 @@ fn render_scan(r: &ScanReport) {
             t.add_row([
                 Cell::new("(instructions)"),
                 verdict_cell(i.verdict),
-                Cell::new(findings_text(&i.findings)),
+                Cell::new(clip.cell(&findings_text(&i.findings))),
             ]);
         }
         for tool in &s.tools {
             t.add_row([
-                Cell::new(visible(&tool.name)),
+                Cell::new(clip.cell(&visible(&tool.name))),
                 verdict_cell(tool.verdict),
-                Cell::new(findings_text(&tool.findings)),
+                Cell::new(clip.cell(&findings_text(&tool.findings))),
             ]);
         }
         out.push_str(&format!("{t}\n"));
+        out.extend(clip.note());
         out.push_str(&format!(
             "  {} tools: {} pass, {} flagged, {} blocked\n",
             s.summary.tools, s.summary.pass, s.summary.flagged, s.summary.blocked
@@ -574,6 +576,7 @@ fn render_review(r: &Review) -> String {
         out.push_str("  every listed tool is allowed as pinned\n");
         return out;
     }
+    let mut clip = output::Clip::default();
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
     t.set_header(["tool", "change", "why", "findings", "fields"]);
@@ -620,14 +623,15 @@ fn render_review(r: &Review) -> String {
             .collect::<Vec<_>>()
             .join("\n");
         t.add_row([
-            Cell::new(visible(&tool.name)),
+            Cell::new(clip.cell(&visible(&tool.name))),
             Cell::new(change).fg(Color::Magenta),
             Cell::new(tool.reason.map_or("-", |r| r.as_str())),
-            Cell::new(findings),
-            Cell::new(fields.join("\n")),
+            Cell::new(clip.cell(&findings)),
+            Cell::new(clip.cell(&fields.join("\n"))),
         ]);
     }
     out.push_str(&format!("{t}\n"));
+    out.extend(clip.note());
     out.push_str("\nFull definitions (old = pinned, new = listed):\n");
     for tool in &r.tools {
         for (label, v) in [("old", &tool.before), ("new", &tool.after)] {
