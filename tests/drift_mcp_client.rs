@@ -762,6 +762,33 @@ fn a_vouch_wrap_command_is_taken_apart_and_never_started() {
     let through = list(&wrap, &quick()).unwrap();
     assert_eq!(direct.tools, through.tools);
     assert!(!log.exists(), "the wrapper was started");
+    // vouch under another name is still vouch: a symlink, a copy (another
+    // install), /proc/self/exe of the client's own process.
+    let link = dir.path().join("mytool");
+    std::os::unix::fs::symlink(vouch, &link).unwrap();
+    let copy = dir.path().join("copied-tool");
+    std::fs::copy(vouch, &copy).unwrap();
+    for program in [link.to_str().unwrap(), copy.to_str().unwrap(), "/proc/self/exe"] {
+        let renamed = ServerSpec {
+            program: program.into(),
+            ..wrap.clone()
+        };
+        let through = list(&renamed, &quick()).unwrap();
+        assert_eq!(direct.tools, through.tools, "{program}");
+        assert!(!log.exists(), "the wrapper was started as {program}");
+    }
+    // A bare name found on the entry's PATH.
+    let bare = ServerSpec {
+        program: "mytool".into(),
+        env: vec![(
+            "PATH".into(),
+            format!("{}:{}", dir.path().display(), std::env::var("PATH").unwrap()),
+        )],
+        ..wrap.clone()
+    };
+    let through = list(&bare, &quick()).unwrap();
+    assert_eq!(direct.tools, through.tools);
+    assert!(!log.exists(), "the wrapper was started from PATH");
     // Other forms that would run vouch are refused, never started.
     for (args, code) in [
         (

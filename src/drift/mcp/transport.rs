@@ -66,7 +66,14 @@ impl Transport {
         let argv: Vec<String> = std::iter::once(spec.program.clone())
             .chain(spec.args.iter().cloned())
             .collect();
-        let (program, args, wrap_env) = match super::wrapped::classify(&argv) {
+        let path_var = spec
+            .env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.as_str());
+        let classified = super::wrapped::classify_program(&argv, spec.cwd.as_deref(), path_var);
+        let (program, args, wrap_env) = match classified {
             Ok(None) => (spec.program.clone(), spec.args.clone(), Vec::new()),
             Ok(Some(inv)) => match inv.server.split_first() {
                 Some((program, args)) => (program.clone(), args.to_vec(), inv.env),

@@ -156,6 +156,129 @@ fn is_vouch(word: &str) -> bool {
     matches!(file_name(word), "vouch" | "vouch.exe")
 }
 
+/// Bytes every vouch binary holds (this constant): how a vouch reached
+/// under another name (a symlink, a hard link, a copy, `/proc/self/exe`)
+/// is still recognised.
+const IDENTITY: &[u8] = b"vouch-binary-identity/1:mcp-never-start-the-wrapper";
+
+/// The largest program file searched for [`IDENTITY`].
+const MAX_IDENTITY_SCAN: u64 = 1 << 30;
+
+/// [`classify`] of the command line a server entry would start, with the
+/// program itself identified by what it is, not by its name: when the
+/// program (or the one after `env NAME=VALUE...`) resolves, through `cwd`
+/// and `PATH`, to the running vouch binary or to any file holding vouch's
+/// identity bytes, it is classified as `vouch`. What is still not caught:
+/// a script or another program that runs vouch itself (`sh srv.sh`).
+pub fn classify_program(
+    argv: &[String],
+    cwd: Option<&std::path::Path>,
+    path_var: Option<&str>,
+) -> Result<Option<WrapInvocation>, WrapEntryError> {
+    let mut argv = argv.to_vec();
+    let mut at = 0;
+    if argv.first().is_some_and(|p| file_name(p) == "env") {
+        at = 1;
+        while argv.get(at).and_then(|w| assignment(w)).is_some() {
+            at += 1;
+        }
+    }
+    if let Some(program) = argv.get(at)
+        && !is_vouch(program)
+        && resolve(program, cwd, path_var).is_some_and(|p| is_vouch_binary(&p))
+    {
+        argv[at] = "vouch".to_owned();
+    }
+    classify(&argv)
+}
+
+/// Where `program` would be found (a path with a `/` as is, relative to
+/// `cwd`; a bare name on `PATH`).
+fn resolve(
+    program: &str,
+    cwd: Option<&std::path::Path>,
+    path_var: Option<&str>,
+) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let runnable = |p: &std::path::Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        let p = std::path::Path::new(program);
+        let p = match cwd {
+            Some(dir) if p.is_relative() => dir.join(p),
+            _ => p.to_path_buf(),
+        };
+        return runnable(&p).then_some(p);
+    }
+    let path = path_var
+        .map(str::to_owned)
+        .or_else(|| std::env::var("PATH").ok())?;
+    path.split(':')
+        .filter(|d| !d.is_empty())
+        .map(|d| std::path::Path::new(d).join(program))
+        .find(|p| runnable(p))
+}
+
+/// Whether the file at `path` is vouch: the running binary (same file), or
+/// a file holding [`IDENTITY`] (read in bounded chunks; results cached by
+/// device, inode, size and modification time).
+fn is_vouch_binary(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    if !meta.is_file() || meta.len() > MAX_IDENTITY_SCAN {
+        return false;
+    }
+    if let Ok(me) = std::env::current_exe().and_then(std::fs::metadata)
+        && (me.dev(), me.ino()) == (meta.dev(), meta.ino())
+    {
+        return true;
+    }
+    type Key = (u64, u64, u64, i64, i64);
+    static SEEN: std::sync::Mutex<Vec<(Key, bool)>> = std::sync::Mutex::new(Vec::new());
+    let key: Key = (meta.dev(), meta.ino(), meta.len(), meta.mtime(), meta.mtime_nsec());
+    if let Ok(seen) = SEEN.lock()
+        && let Some((_, found)) = seen.iter().find(|(k, _)| *k == key)
+    {
+        return *found;
+    }
+    let found = holds_identity(path);
+    if let Ok(mut seen) = SEEN.lock()
+        && seen.len() < 1024
+    {
+        seen.push((key, found));
+    }
+    found
+}
+
+fn holds_identity(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let Ok(file) = crate::fs::open_regular(path) else {
+        return false;
+    };
+    let mut file = file.take(MAX_IDENTITY_SCAN);
+    let finder = memchr::memmem::Finder::new(IDENTITY);
+    let mut buf = vec![0u8; 1 << 20];
+    let mut keep = 0;
+    loop {
+        match file.read(&mut buf[keep..]) {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => {
+                let end = keep + n;
+                if finder.find(&buf[..end]).is_some() {
+                    return true;
+                }
+                // Keep the tail: the identity may straddle two reads.
+                let tail = IDENTITY.len().min(end);
+                buf.copy_within(end - tail..end, 0);
+                keep = tail;
+            }
+        }
+    }
+}
+
 /// `NAME=VALUE` with a shell variable name.
 fn assignment(word: &str) -> Option<(String, String)> {
     let (name, value) = word.split_once('=')?;
