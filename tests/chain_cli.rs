@@ -983,3 +983,29 @@ fn a_log_no_trusted_checkpoint_covers_is_unauthenticated_not_partial() {
     let (c, _) = verify_json(&dir, &["log.jsonl", "--pub", "k.pub", "--strict"]);
     assert_eq!(c, 1);
 }
+
+/// A log cut to zero bytes (or to one torn line) has nothing a trusted
+/// key vouches for: not a clean pass, in a fleet either.
+#[test]
+fn an_emptied_log_is_not_a_clean_pass() {
+    let (_d, dir) = setup();
+    std::fs::create_dir(dir.join("fleet")).unwrap();
+    signed_log(&dir, "fleet/a.jsonl", "k", 2);
+    signed_log(&dir, "fleet/b.jsonl", "k", 2);
+    let (c, _) = verify_json(&dir, &["fleet", "--pub", "k.pub"]);
+    assert_eq!(c, 0);
+    for content in [&b""[..], &b"{\"origin\":\"example.com/cli\",\"seq\":0"[..]] {
+        std::fs::write(dir.join("fleet/b.jsonl"), content).unwrap();
+        let (c, v) = verify_json(&dir, &["fleet", "--pub", "k.pub"]);
+        assert_eq!(c, 1, "{v}");
+        let b = v["logs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["path"].as_str().unwrap().ends_with("b.jsonl"))
+            .unwrap()
+            .clone();
+        assert_eq!(b["status"], "unauthenticated", "{v}");
+        assert_eq!(b["reason"], "no_signed_checkpoint", "{v}");
+    }
+}

@@ -140,7 +140,9 @@ pub(super) fn stitch<'k>(
     // Records that no checkpoint signed by a trusted key covers at all
     // are not verified against that key: anyone could have written them
     // (a log replaced by a fresh, never-signed one of the same origin).
-    let none_covered = records > 0 && s.covered == 0;
+    // An empty log (or one holding only a torn line) has nothing verified
+    // either: a log cut to zero bytes is not a clean pass.
+    let none_covered = s.covered == 0;
     report.status = if !authenticated || none_covered {
         LogStatus::Unauthenticated
     } else if report.torn_tail.is_some() || !fully_covered {
