@@ -990,13 +990,19 @@ fn a_log_no_trusted_checkpoint_covers_is_unauthenticated_not_partial() {
 fn an_emptied_log_is_not_a_clean_pass() {
     let (_d, dir) = setup();
     std::fs::create_dir(dir.join("fleet")).unwrap();
+    let o = run(
+        &["keygen", "--origin", "example.com/other", "--out", "other"],
+        &dir,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
     signed_log(&dir, "fleet/a.jsonl", "k", 2);
-    signed_log(&dir, "fleet/b.jsonl", "k", 2);
-    let (c, _) = verify_json(&dir, &["fleet", "--pub", "k.pub"]);
-    assert_eq!(c, 0);
-    for content in [&b""[..], &b"{\"origin\":\"example.com/cli\",\"seq\":0"[..]] {
+    signed_log(&dir, "fleet/b.jsonl", "other", 2);
+    let keys = ["fleet", "--pub", "k.pub", "--pub", "other.pub"];
+    let (c, v) = verify_json(&dir, &keys);
+    assert_eq!(c, 0, "{v}");
+    for content in [&b""[..], &b"{\"origin\":\"example.com/other\",\"seq\":0"[..]] {
         std::fs::write(dir.join("fleet/b.jsonl"), content).unwrap();
-        let (c, v) = verify_json(&dir, &["fleet", "--pub", "k.pub"]);
+        let (c, v) = verify_json(&dir, &keys);
         assert_eq!(c, 1, "{v}");
         let b = v["logs"]
             .as_array()
