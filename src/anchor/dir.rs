@@ -410,8 +410,29 @@ fn read_object(path: &Path) -> Result<Option<DirObject>> {
         path: path.to_path_buf(),
         bytes: read_limited(path)?,
         mode: meta.permissions().mode() & 0o7777,
-        immutable: is_immutable(path),
+        // Only a file named as a note can be one: junk is reported as junk
+        // without a look at its attributes (one `lsattr` per entry would let
+        // whoever fills the folder make every audit slow).
+        immutable: named_as_note(path) && is_immutable(path),
     }))
+}
+
+/// Whether the file name has a note's shape (`<20 digits>-<64 lowercase
+/// hex>.note`).
+fn named_as_note(path: &Path) -> bool {
+    let Some(stem) = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_suffix(".note"))
+    else {
+        return false;
+    };
+    stem.split_once('-').is_some_and(|(size, root)| {
+        size.len() == 20
+            && size.bytes().all(|b| b.is_ascii_digit())
+            && root.len() == 64
+            && root.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    })
 }
 
 /// One entry of a [`list`]ing: the object, or why this entry cannot be a
