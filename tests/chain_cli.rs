@@ -1000,7 +1000,10 @@ fn an_emptied_log_is_not_a_clean_pass() {
     let keys = ["fleet", "--pub", "k.pub", "--pub", "other.pub"];
     let (c, v) = verify_json(&dir, &keys);
     assert_eq!(c, 0, "{v}");
-    for content in [&b""[..], &b"{\"origin\":\"example.com/other\",\"seq\":0"[..]] {
+    for content in [
+        &b""[..],
+        &b"{\"origin\":\"example.com/other\",\"seq\":0"[..],
+    ] {
         std::fs::write(dir.join("fleet/b.jsonl"), content).unwrap();
         let (c, v) = verify_json(&dir, &keys);
         assert_eq!(c, 1, "{v}");

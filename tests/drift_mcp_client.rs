@@ -768,7 +768,11 @@ fn a_vouch_wrap_command_is_taken_apart_and_never_started() {
     std::os::unix::fs::symlink(vouch, &link).unwrap();
     let copy = dir.path().join("copied-tool");
     std::fs::copy(vouch, &copy).unwrap();
-    for program in [link.to_str().unwrap(), copy.to_str().unwrap(), "/proc/self/exe"] {
+    for program in [
+        link.to_str().unwrap(),
+        copy.to_str().unwrap(),
+        "/proc/self/exe",
+    ] {
         let renamed = ServerSpec {
             program: program.into(),
             ..wrap.clone()
@@ -782,7 +786,11 @@ fn a_vouch_wrap_command_is_taken_apart_and_never_started() {
         program: "mytool".into(),
         env: vec![(
             "PATH".into(),
-            format!("{}:{}", dir.path().display(), std::env::var("PATH").unwrap()),
+            format!(
+                "{}:{}",
+                dir.path().display(),
+                std::env::var("PATH").unwrap()
+            ),
         )],
         ..wrap.clone()
     };

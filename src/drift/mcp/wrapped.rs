@@ -238,7 +238,13 @@ fn is_vouch_binary(path: &std::path::Path) -> bool {
     }
     type Key = (u64, u64, u64, i64, i64);
     static SEEN: std::sync::Mutex<Vec<(Key, bool)>> = std::sync::Mutex::new(Vec::new());
-    let key: Key = (meta.dev(), meta.ino(), meta.len(), meta.mtime(), meta.mtime_nsec());
+    let key: Key = (
+        meta.dev(),
+        meta.ino(),
+        meta.len(),
+        meta.mtime(),
+        meta.mtime_nsec(),
+    );
     if let Ok(seen) = SEEN.lock()
         && let Some((_, found)) = seen.iter().find(|(k, _)| *k == key)
     {
