@@ -1,0 +1,12 @@
+//! Fuzzes `anchor_state`: never panics, and the property documented on
+//! `props::anchor_state` (fuzz/props.rs, shared with tests/fuzz_replay.rs) holds.
+#![no_main]
+
+#[path = "../props.rs"]
+mod props;
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    props::anchor_state(data);
+});

@@ -1,0 +1,12 @@
+//! Fuzzes `drift_snapshot`: never panics, and the property documented on
+//! `props::drift_snapshot` (fuzz/props.rs, shared with tests/fuzz_replay.rs) holds.
+#![no_main]
+
+#[path = "../props.rs"]
+mod props;
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    props::drift_snapshot(data);
+});

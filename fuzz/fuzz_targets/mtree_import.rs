@@ -1,0 +1,12 @@
+//! Fuzzes `mtree_import`: never panics, and the property documented on
+//! `props::mtree_import` (fuzz/props.rs, shared with tests/fuzz_replay.rs) holds.
+#![no_main]
+
+#[path = "../props.rs"]
+mod props;
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    props::mtree_import(data);
+});

@@ -1,0 +1,12 @@
+//! Fuzzes `stamp_receipt`: never panics, and the property documented on
+//! `props::stamp_receipt` (fuzz/props.rs, shared with tests/fuzz_replay.rs) holds.
+#![no_main]
+
+#[path = "../props.rs"]
+mod props;
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    props::stamp_receipt(data);
+});
