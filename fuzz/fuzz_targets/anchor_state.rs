@@ -1,5 +1,5 @@
-//! Fuzzes `anchor_state`: never panics, and the property documented on
-//! `props::anchor_state` (fuzz/props.rs, shared with tests/fuzz_replay.rs) holds.
+//! Fuzzes `anchor_state` (see fuzz/props.rs, `props::anchor_state`, shared with
+//! tests/fuzz_replay.rs). Property: never panics, and an accepted anchor state re-serialised parses back equal.
 #![no_main]
 
 #[path = "../props.rs"]

@@ -1,5 +1,6 @@
-//! Fuzzes `drift_rules`: never panics, and the property documented on
-//! `props::drift_rules` (fuzz/props.rs, shared with tests/fuzz_replay.rs) holds.
+//! Fuzzes `drift_rules` (see fuzz/props.rs, `props::drift_rules`, shared with
+//! tests/fuzz_replay.rs). Property: never panics, and accepted rules compile again from their JSON form (what a
+//! snapshot stores) to the same spec and digest.
 #![no_main]
 
 #[path = "../props.rs"]

@@ -1,5 +1,6 @@
-//! Fuzzes `drift_snapshot`: never panics, and the property documented on
-//! `props::drift_snapshot` (fuzz/props.rs, shared with tests/fuzz_replay.rs) holds.
+//! Fuzzes `drift_snapshot` (see fuzz/props.rs, `props::drift_snapshot`, shared with
+//! tests/fuzz_replay.rs). Property: never panics, and a snapshot accepted against its own digest and the target and
+//! kind its header names re-encodes to one that parses back equal.
 #![no_main]
 
 #[path = "../props.rs"]

@@ -1,5 +1,7 @@
-//! Fuzzes `mcp_message`: never panics, and the property documented on
-//! `props::mcp_message` (fuzz/props.rs, shared with tests/fuzz_replay.rs) holds.
+//! Fuzzes `mcp_message` (see fuzz/props.rs, `props::mcp_message`, shared with
+//! tests/fuzz_replay.rs). Property: never panics, and a parsed request's or response's id re-encoded decodes to the
+//! same id, and a request re-built from what was read parses to the same
+//! id and method.
 #![no_main]
 
 #[path = "../props.rs"]

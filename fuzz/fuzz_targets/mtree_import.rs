@@ -1,5 +1,6 @@
-//! Fuzzes `mtree_import`: never panics, and the property documented on
-//! `props::mtree_import` (fuzz/props.rs, shared with tests/fuzz_replay.rs) holds.
+//! Fuzzes `mtree_import` (see fuzz/props.rs, `props::mtree_import`, shared with
+//! tests/fuzz_replay.rs). Property: never panics, and an imported spec that exports imports again, and the second
+//! export is byte for byte the first.
 #![no_main]
 
 #[path = "../props.rs"]

@@ -1,5 +1,7 @@
-//! Fuzzes `policy_parse`: never panics, and the property documented on
-//! `props::policy_parse` (fuzz/props.rs, shared with tests/fuzz_replay.rs) holds.
+//! Fuzzes `policy_parse` (see fuzz/props.rs, `props::policy_parse`, shared with
+//! tests/fuzz_replay.rs). Property: never panics, and POLICY \0 TOOL \0 ARGS: a policy parses to the same digest
+//! twice, its summary serialises, and `decide` gives the same decision
+//! twice from fresh rate state.
 #![no_main]
 
 #[path = "../props.rs"]

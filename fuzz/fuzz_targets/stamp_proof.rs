@@ -1,5 +1,7 @@
-//! Fuzzes `stamp_proof`: never panics, and the property documented on
-//! `props::stamp_proof` (fuzz/props.rs, shared with tests/fuzz_replay.rs) holds.
+//! Fuzzes `stamp_proof` (see fuzz/props.rs, `props::stamp_proof`, shared with
+//! tests/fuzz_replay.rs). Property: never panics, and an accepted per-file proof holds one entry at an index below the
+//! signed count with at most 64 hashes, and the same proof for an altered
+//! entry is refused.
 #![no_main]
 
 #[path = "../props.rs"]

@@ -1,5 +1,6 @@
-//! Fuzzes `stamp_receipt`: never panics, and the property documented on
-//! `props::stamp_receipt` (fuzz/props.rs, shared with tests/fuzz_replay.rs) holds.
+//! Fuzzes `stamp_receipt` (see fuzz/props.rs, `props::stamp_receipt`, shared with
+//! tests/fuzz_replay.rs). Property: never panics, and an accepted receipt holds the entry count its header says, in
+//! strictly increasing path order, and re-encoded parses back equal.
 #![no_main]
 
 #[path = "../props.rs"]

@@ -1,5 +1,5 @@
-//! Fuzzes `verify_state`: never panics, and the property documented on
-//! `props::verify_state` (fuzz/props.rs, shared with tests/fuzz_replay.rs) holds.
+//! Fuzzes `verify_state` (see fuzz/props.rs, `props::verify_state`, shared with
+//! tests/fuzz_replay.rs). Property: never panics, and an accepted verify state re-serialised parses back equal.
 #![no_main]
 
 #[path = "../props.rs"]

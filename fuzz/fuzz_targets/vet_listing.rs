@@ -1,5 +1,6 @@
-//! Fuzzes `vet_listing`: never panics, and the property documented on
-//! `props::vet_listing` (fuzz/props.rs, shared with tests/fuzz_replay.rs) holds.
+//! Fuzzes `vet_listing` (see fuzz/props.rs, `props::vet_listing`, shared with
+//! tests/fuzz_replay.rs). Property: never panics, and a parsed listing holds at most MAX_TOOLS tools, each scanned
+//! once, and the verdict counts add up.
 #![no_main]
 
 #[path = "../props.rs"]
