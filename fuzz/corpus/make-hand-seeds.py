@@ -98,3 +98,8 @@ put("drift_snapshot", "hostile-count", "".join(json.dumps(l, separators=(",", ":
 # Verify state: a lie the parser must refuse.
 put("verify_state", "hostile-format", '{"format":"vouch-verify-state/1","keys":"","logs":{}}')
 put("verify_state", "hand-empty", '{"format":"vouch-verify-state/2","keys":"","logs":{}}')
+
+# Found by the drift_snapshot fuzzer (minimised by hand): a line not in
+# RFC 8785 form (`2.0`) reads as a float its canonical form (`2`) does not
+# give back; the property now compares re-encoded bytes (see props.rs).
+put("drift_snapshot", "crash-noncanonical-number", '{"count":1,"format":"vouch-drift-snapshot/1","kind":"config","meta":{"syntax":"json"},"target":"t"}\n{"document":[2.0]}\n')

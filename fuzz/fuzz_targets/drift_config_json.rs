@@ -1,6 +1,6 @@
 //! Fuzzes `drift_config_json` (see fuzz/props.rs, `props::drift_config`, shared with
 //! tests/fuzz_replay.rs). Property: never panics, and an accepted JSON config has RFC 8785 bytes the JCS validator
-//! accepts and that parse back to the same value.
+//! accepts and that parse, as JSON, to a value with the same bytes.
 #![no_main]
 
 #[path = "../props.rs"]

@@ -1,6 +1,7 @@
 //! Fuzzes `drift_snapshot` (see fuzz/props.rs, `props::drift_snapshot`, shared with
 //! tests/fuzz_replay.rs). Property: never panics, and a snapshot accepted against its own digest and the target and
-//! kind its header names re-encodes to one that parses back equal.
+//! kind its header names re-encodes to one that parses back and encodes
+//! to the same bytes again.
 #![no_main]
 
 #[path = "../props.rs"]
