@@ -103,3 +103,7 @@ put("verify_state", "hand-empty", '{"format":"vouch-verify-state/2","keys":"","l
 # RFC 8785 form (`2.0`) reads as a float its canonical form (`2`) does not
 # give back; the property now compares re-encoded bytes (see props.rs).
 put("drift_snapshot", "crash-noncanonical-number", '{"count":1,"format":"vouch-drift-snapshot/1","kind":"config","meta":{"syntax":"json"},"target":"t"}\n{"document":[2.0]}\n')
+# Found by the second run (minimised by hand): an integer past 2^64 read
+# from a snapshot that the writer cannot write back. Snapshot lines must be
+# RFC 8785 (docs/FORMAT.md §17.2) and the reader now checks that.
+put("drift_snapshot", "crash-unwritable-integer", '{"count":1,"format":"vouch-drift-snapshot/1","kind":"config","meta":{"syntax":"json"},"target":"t"}\n{"document":[11111111111111111111]}\n')

@@ -483,6 +483,14 @@ fn parse_from(
             continue;
         }
         let line = &buf[..buf.len() - 1];
+        // Every line is RFC 8785 (§17.2): a line in another form (`2.0`
+        // for `2`, a reordered object) would read as a value its own
+        // canonical form does not give back. The config wrapper
+        // `{"document":DOC}` is one level above the document's limit.
+        if crate::jcs::validate(line, crate::jcs::DEFAULT_MAX_DEPTH + 1, |_, _| {}).is_err() {
+            bad = Some((n, "not in RFC 8785 canonical form".into()));
+            continue;
+        }
         match &header {
             None => match serde_json::from_slice::<Header>(line) {
                 Ok(h) => {
