@@ -243,8 +243,8 @@ pub fn drift_snapshot(data: &[u8]) -> bool {
     };
     assert_eq!(snap.items.kind(), kind);
     // Re-encoded, it parses back; encoded again, the bytes are the same
-    // (not `again == snap`: the reader does not insist on RFC 8785 lines,
-    // and `2.0` reads as a float that is written `2`).
+    // (compared as bytes: the reader refuses lines not in RFC 8785 form,
+    // which once let `2.0` and integers past 2^64 through).
     let encode = |snap: &snapshot::Snapshot| {
         let mut out = Vec::new();
         snapshot::encode(&mut out, snap, Path::new("fuzz")).expect("a parsed snapshot re-encodes");

@@ -101,7 +101,7 @@ put("verify_state", "hand-empty", '{"format":"vouch-verify-state/2","keys":"","l
 
 # Found by the drift_snapshot fuzzer (minimised by hand): a line not in
 # RFC 8785 form (`2.0`) reads as a float its canonical form (`2`) does not
-# give back; the property now compares re-encoded bytes (see props.rs).
+# give back; such lines are now refused by the reader (see below).
 put("drift_snapshot", "crash-noncanonical-number", '{"count":1,"format":"vouch-drift-snapshot/1","kind":"config","meta":{"syntax":"json"},"target":"t"}\n{"document":[2.0]}\n')
 # Found by the second run (minimised by hand): an integer past 2^64 read
 # from a snapshot that the writer cannot write back. Snapshot lines must be
