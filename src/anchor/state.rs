@@ -20,7 +20,7 @@ pub const ANCHOR_STATE_FORMAT: &str = "vouch-anchor-state/1";
 const MAX_STATE_BYTES: u64 = 256 << 20;
 
 /// The anchor state file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AnchorState {
     pub format: String,
@@ -47,6 +47,20 @@ impl Default for AnchorState {
     }
 }
 
+impl AnchorState {
+    /// Parses the bytes of a state file; `Err` says why they are not one.
+    pub fn parse(bytes: &[u8]) -> std::result::Result<AnchorState, String> {
+        let state: AnchorState = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+        if state.format != ANCHOR_STATE_FORMAT {
+            return Err(format!(
+                "format {:?}, not {ANCHOR_STATE_FORMAT}",
+                state.format
+            ));
+        }
+        Ok(state)
+    }
+}
+
 /// A state file and how old a remembered download may be.
 #[derive(Debug, Clone)]
 pub struct StateFile {
@@ -63,22 +77,11 @@ impl StateFile {
     pub fn load(path: &Path, recheck_days: u32) -> Result<StateFile> {
         let state = match crate::fs::read_bounded_if_exists(path, MAX_STATE_BYTES)? {
             None => AnchorState::default(),
-            Some(bytes) => {
-                let state: AnchorState =
-                    serde_json::from_slice(&bytes).map_err(|e| Error::BadStateFile {
-                        path: path.to_path_buf(),
-                        what: "anchor state",
-                        reason: e.to_string(),
-                    })?;
-                if state.format != ANCHOR_STATE_FORMAT {
-                    return Err(Error::BadStateFile {
-                        path: path.to_path_buf(),
-                        what: "anchor state",
-                        reason: format!("format {:?}, not {ANCHOR_STATE_FORMAT}", state.format),
-                    });
-                }
-                state
-            }
+            Some(bytes) => AnchorState::parse(&bytes).map_err(|reason| Error::BadStateFile {
+                path: path.to_path_buf(),
+                what: "anchor state",
+                reason,
+            })?,
         };
         Ok(StateFile {
             path: path.to_path_buf(),

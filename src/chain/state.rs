@@ -147,17 +147,21 @@ impl VerifyState {
         let Some(bytes) = crate::fs::read_bounded_if_exists(path, MAX_STATE_BYTES)? else {
             return Ok(VerifyState::default());
         };
-        let bad = |reason: String| crate::Error::BadStateFile {
+        Self::parse(&bytes).map_err(|reason| crate::Error::BadStateFile {
             path: path.to_path_buf(),
             what: "vouch verify state",
             reason,
-        };
-        let state: VerifyState = serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
+        })
+    }
+
+    /// Parses the bytes of a state file; `Err` says why they are not one.
+    pub fn parse(bytes: &[u8]) -> std::result::Result<Self, String> {
+        let state: VerifyState = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
         if state.format != STATE_FORMAT {
-            return Err(bad(format!(
+            return Err(format!(
                 "unsupported state format {:?} (this vouch reads {STATE_FORMAT})",
                 state.format
-            )));
+            ));
         }
         Ok(state)
     }

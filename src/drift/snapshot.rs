@@ -256,10 +256,27 @@ fn canonical(v: &Value, file: &Path) -> Result<Vec<u8>> {
         .map_err(|e| Error::io(file, std::io::Error::other(e.to_string())))
 }
 
-/// Writes `snap` into the store of `log`; returns its digest.
-pub fn write(log: &Path, snap: &Snapshot) -> Result<String> {
-    let dir = store(log);
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+/// A writer that hashes what goes through it.
+struct Hashing<W: Write> {
+    out: W,
+    hasher: ring::digest::Context,
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// Writes the bytes of `snap` as a snapshot file (what [`write`] stores
+/// and [`read`] checks) to `out`; `file` names it in errors.
+pub fn encode(out: &mut dyn Write, snap: &Snapshot, file: &Path) -> Result<()> {
     let header = Header {
         format: SNAPSHOT_FORMAT.into(),
         kind: snap.items.kind(),
@@ -271,43 +288,52 @@ pub fn write(log: &Path, snap: &Snapshot) -> Result<String> {
         what: "drift snapshot",
         source,
     })?;
-    let mut tmp = tempfile_in(&dir)?;
-    let mut hasher = ring::digest::Context::new(&ring::digest::SHA256);
-    {
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, &mut tmp.1);
-        let mut put = |v: &Value| -> Result<()> {
-            let mut line = canonical(v, &tmp.0)?;
-            line.push(b'\n');
-            hasher.update(&line);
-            out.write_all(&line).map_err(|e| Error::io(&tmp.0, e))
-        };
-        put(&hv)?;
-        match &snap.items {
-            Items::Dir(entries) => {
-                for e in entries {
-                    put(&entry_json(e))?;
-                }
-            }
-            Items::Config(doc) => {
-                // `{"document":DOC}` in RFC 8785 form, written around the
-                // document's own canonical bytes: through the writer the
-                // wrapper would count as a level, and a document at the
-                // nesting limit a configuration may have (64) could not be
-                // stored.
-                let mut line = b"{\"document\":".to_vec();
-                line.extend_from_slice(&canonical(doc, &tmp.0)?);
-                line.extend_from_slice(b"}\n");
-                hasher.update(&line);
-                out.write_all(&line).map_err(|e| Error::io(&tmp.0, e))?;
-            }
-            Items::Mcp(items) => {
-                for i in items {
-                    put(&mcp_json(i))?;
-                }
+    let mut put = |v: &Value| -> Result<()> {
+        let mut line = canonical(v, file)?;
+        line.push(b'\n');
+        out.write_all(&line).map_err(|e| Error::io(file, e))
+    };
+    put(&hv)?;
+    match &snap.items {
+        Items::Dir(entries) => {
+            for e in entries {
+                put(&entry_json(e))?;
             }
         }
-        out.flush().map_err(|e| Error::io(&tmp.0, e))?;
+        Items::Config(doc) => {
+            // `{"document":DOC}` in RFC 8785 form, written around the
+            // document's own canonical bytes: through the writer the
+            // wrapper would count as a level, and a document at the
+            // nesting limit a configuration may have (64) could not be
+            // stored.
+            let mut line = b"{\"document\":".to_vec();
+            line.extend_from_slice(&canonical(doc, file)?);
+            line.extend_from_slice(b"}\n");
+            out.write_all(&line).map_err(|e| Error::io(file, e))?;
+        }
+        Items::Mcp(items) => {
+            for i in items {
+                put(&mcp_json(i))?;
+            }
+        }
     }
+    Ok(())
+}
+
+/// Writes `snap` into the store of `log`; returns its digest.
+pub fn write(log: &Path, snap: &Snapshot) -> Result<String> {
+    let dir = store(log);
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let mut tmp = tempfile_in(&dir)?;
+    let hasher = {
+        let mut hashing = Hashing {
+            out: std::io::BufWriter::with_capacity(1 << 20, &mut tmp.1),
+            hasher: ring::digest::Context::new(&ring::digest::SHA256),
+        };
+        encode(&mut hashing, snap, &tmp.0)?;
+        hashing.flush().map_err(|e| Error::io(&tmp.0, e))?;
+        hashing.hasher
+    };
     tmp.1.sync_all().map_err(|e| Error::io(&tmp.0, e))?;
     let d: [u8; 32] = hasher
         .finish()
@@ -354,13 +380,6 @@ pub fn read(
     target: &str,
     kind: TargetKind,
 ) -> Result<Snapshot> {
-    let form = |line: u64, problem: String| {
-        Error::Drift(DriftError::SnapshotForm {
-            digest: digest.to_owned(),
-            line,
-            problem,
-        })
-    };
     let Some(file) = file_of(log, digest) else {
         return Err(Error::Drift(DriftError::Record {
             seq,
@@ -396,6 +415,47 @@ pub fn read(
         });
     }
     let mut r = std::io::BufReader::with_capacity(1 << 20, f);
+    parse_from(&mut r, len, &file, digest, seq, target, kind)
+}
+
+/// [`read`] on the bytes of a snapshot file held in memory: the same
+/// checks (digest, form, target, kind, count).
+pub fn parse(
+    bytes: &[u8],
+    digest: &str,
+    seq: u64,
+    target: &str,
+    kind: TargetKind,
+) -> Result<Snapshot> {
+    let mut r = bytes;
+    parse_from(
+        &mut r,
+        bytes.len() as u64,
+        Path::new("snapshot"),
+        digest,
+        seq,
+        target,
+        kind,
+    )
+}
+
+/// Reads a snapshot of `len` bytes from `r` (`file` names it in errors).
+fn parse_from(
+    r: &mut dyn BufRead,
+    len: u64,
+    file: &Path,
+    digest: &str,
+    seq: u64,
+    target: &str,
+    kind: TargetKind,
+) -> Result<Snapshot> {
+    let form = |line: u64, problem: String| {
+        Error::Drift(DriftError::SnapshotForm {
+            digest: digest.to_owned(),
+            line,
+            problem,
+        })
+    };
     let mut hasher = ring::digest::Context::new(&ring::digest::SHA256);
     let mut header: Option<Header> = None;
     // Items are parsed as their lines go by (a directory entry straight
@@ -407,9 +467,9 @@ pub fn read(
     let mut bad: Option<(u64, String)> = None;
     loop {
         buf.clear();
-        let k = std::io::Read::take(&mut r, MAX_LINE as u64 + 1)
+        let k = std::io::Read::take(&mut *r, MAX_LINE as u64 + 1)
             .read_until(b'\n', &mut buf)
-            .map_err(|e| Error::io(&file, e))?;
+            .map_err(|e| Error::io(file, e))?;
         if k == 0 {
             break;
         }
@@ -423,6 +483,14 @@ pub fn read(
             continue;
         }
         let line = &buf[..buf.len() - 1];
+        // Every line is RFC 8785 (§17.2): a line in another form (`2.0`
+        // for `2`, a reordered object) would read as a value its own
+        // canonical form does not give back. The config wrapper
+        // `{"document":DOC}` is one level above the document's limit.
+        if crate::jcs::validate(line, crate::jcs::DEFAULT_MAX_DEPTH + 1, |_, _| {}).is_err() {
+            bad = Some((n, "not in RFC 8785 canonical form".into()));
+            continue;
+        }
         match &header {
             None => match serde_json::from_slice::<Header>(line) {
                 Ok(h) => {

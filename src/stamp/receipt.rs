@@ -178,13 +178,10 @@ impl Pending {
             return Err(io(std::io::Error::other("already written")));
         };
         let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
-        let enc = |what, e| Error::Serialize { what, source: e };
-        serde_json::to_writer(&mut w, header).map_err(|e| enc("stamp receipt header", e))?;
-        w.write_all(b"\n").map_err(io)?;
-        for e in entries {
-            serde_json::to_writer(&mut w, &e.to_json()).map_err(|e| enc("stamp entry", e))?;
-            w.write_all(b"\n").map_err(io)?;
-        }
+        encode(&mut w, header, entries).map_err(|e| match e {
+            Encode::Json(what, source) => Error::Serialize { what, source },
+            Encode::Io(e) => io(e),
+        })?;
         let f = w.into_inner().map_err(|e| io(e.into_error()))?;
         f.sync_all().map_err(io)?;
         std::fs::rename(&self.tmp, &self.out).map_err(io)
@@ -203,6 +200,30 @@ impl Drop for Pending {
 /// True when the file at `path` starts with a stamp receipt header line.
 fn is_receipt(path: &Path) -> bool {
     matches!(open(path), Ok(Ok(_)))
+}
+
+/// Why [`encode`] stopped.
+#[derive(Debug)]
+pub enum Encode {
+    /// A value could not be serialised (`what` names it).
+    Json(&'static str, serde_json::Error),
+    Io(std::io::Error),
+}
+
+/// Writes a receipt's lines (the header, then one line per entry) to `w`:
+/// the bytes [`write`] stores and [`parse`] reads.
+pub fn encode(
+    w: &mut dyn Write,
+    header: &Header,
+    entries: &[Entry],
+) -> std::result::Result<(), Encode> {
+    serde_json::to_writer(&mut *w, header).map_err(|e| Encode::Json("stamp receipt header", e))?;
+    w.write_all(b"\n").map_err(Encode::Io)?;
+    for e in entries {
+        serde_json::to_writer(&mut *w, &e.to_json()).map_err(|e| Encode::Json("stamp entry", e))?;
+        w.write_all(b"\n").map_err(Encode::Io)?;
+    }
+    Ok(())
 }
 
 /// Writes a receipt to `out` atomically (a temporary file in the same
@@ -269,7 +290,28 @@ pub struct Opened {
 /// reject); `Err`: it could not be read.
 pub fn open(path: &Path) -> Result<std::result::Result<Opened, ReceiptProblem>> {
     let file = crate::fs::open_regular(path)?;
-    let mut r: Box<dyn BufRead + Send> = Box::new(std::io::BufReader::with_capacity(1 << 20, file));
+    open_reader(
+        Box::new(std::io::BufReader::with_capacity(1 << 20, file)),
+        path,
+    )
+}
+
+/// Parses a whole receipt (or per-file proof) held in memory: its header
+/// and every entry, with the checks of [`open`] and [`Opened::entries`].
+pub fn parse(bytes: &[u8]) -> std::result::Result<(Header, Vec<Entry>), ReceiptProblem> {
+    let path = Path::new("receipt");
+    // Reading from a slice cannot fail: only `ReceiptProblem`s are left.
+    let io = |e: Error| ReceiptProblem::Header(e.to_string());
+    let opened =
+        open_reader(Box::new(std::io::Cursor::new(bytes.to_vec())), path).map_err(io)??;
+    opened.entries(path).map_err(io)?
+}
+
+/// [`open`] on a reader (`path` names it in errors).
+pub fn open_reader(
+    mut r: Box<dyn BufRead + Send>,
+    path: &Path,
+) -> Result<std::result::Result<Opened, ReceiptProblem>> {
     let mut buf = Vec::new();
     let header =
         match read_line(&mut r, MAX_HEADER_BYTES, &mut buf).map_err(|e| Error::io(path, e))? {

@@ -451,7 +451,9 @@ fn check_tree(
     ))
 }
 
-fn check_extract(
+/// Checks a per-file proof's one entry and audit path against the signed
+/// statement and its root (the "tree" step of [`verify`] for an extract).
+pub fn check_extract(
     entries: &[Entry],
     x: &receipt::ExtractProof,
     st: &Statement,

@@ -1,0 +1,12 @@
+//! Fuzzes `verify_state` (see fuzz/props.rs, `props::verify_state`, shared with
+//! tests/fuzz_replay.rs). Property: never panics, and an accepted verify state re-serialised parses back equal.
+#![no_main]
+
+#[path = "../props.rs"]
+mod props;
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    props::verify_state(data);
+});
