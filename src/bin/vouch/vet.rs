@@ -264,13 +264,7 @@ fn scan_server(
         .chain(&spec.args)
         .cloned()
         .collect();
-    let path_var = spec
-        .env
-        .iter()
-        .rev()
-        .find(|(k, _)| k == "PATH")
-        .map(|(_, v)| v.as_str());
-    match wrapped::classify_program(&argv, spec.cwd.as_deref(), path_var) {
+    match wrapped::classify_program(&argv, spec.cwd.as_deref(), spec.path_var()) {
         Ok(None) => list_and_scan(name, source, spec, opts, block_at),
         Ok(Some(inv)) => {
             let mut words = inv.server.into_iter();

@@ -20,6 +20,16 @@ pub struct ServerSpec {
 }
 
 impl ServerSpec {
+    /// The `PATH` the server is started with: the entry's own, if it sets
+    /// one (the last assignment wins), else `None` (the process's).
+    pub fn path_var(&self) -> Option<&str> {
+        self.env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.as_str())
+    }
+
     /// Splits a command line like `npx -y @modelcontextprotocol/server-everything`
     /// into program and arguments, as a POSIX shell splits words: white
     /// space separates words; `'…'` is literal; in `"…"` a backslash escapes

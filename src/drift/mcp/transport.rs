@@ -66,13 +66,8 @@ impl Transport {
         let argv: Vec<String> = std::iter::once(spec.program.clone())
             .chain(spec.args.iter().cloned())
             .collect();
-        let path_var = spec
-            .env
-            .iter()
-            .rev()
-            .find(|(k, _)| k == "PATH")
-            .map(|(_, v)| v.as_str());
-        let classified = super::wrapped::classify_program(&argv, spec.cwd.as_deref(), path_var);
+        let classified =
+            super::wrapped::classify_program(&argv, spec.cwd.as_deref(), spec.path_var());
         let (program, args, wrap_env) = match classified {
             Ok(None) => (spec.program.clone(), spec.args.clone(), Vec::new()),
             Ok(Some(inv)) => match inv.server.split_first() {
