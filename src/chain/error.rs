@@ -7,6 +7,24 @@
 
 use crate::merkle::Hash;
 
+/// What said a log should be there ([`ChainError::MissingLog`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NamedBy {
+    /// A checkpoint given with `--checkpoint` is of its origin.
+    Checkpoint,
+    /// The `--state` file remembers it from an earlier run.
+    State,
+}
+
+impl NamedBy {
+    fn says(self) -> &'static str {
+        match self {
+            NamedBy::Checkpoint => "a given checkpoint is of that origin",
+            NamedBy::State => "the state file remembers it from an earlier run",
+        }
+    }
+}
+
 /// Which field of a record is malformed, and how.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RecordProblem {
@@ -141,8 +159,8 @@ pub enum ChainError {
     TrailingData { bytes: u64 },
     #[error("records {from_seq}..={to_seq} differ from what an earlier verification saw")]
     HistoryChanged { from_seq: u64, to_seq: u64 },
-    #[error("no log with origin {origin:?} was found for a given checkpoint")]
-    MissingLog { origin: String },
+    #[error("no log with origin {origin:?} was found ({})", named_by.says())]
+    MissingLog { origin: String, named_by: NamedBy },
 }
 
 fn short(hash: &Hash) -> String {

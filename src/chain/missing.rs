@@ -2,27 +2,23 @@
 //! is gone, and a pinned log (incremental state) that vanished, was
 //! emptied or replaced. Each is reported as a failed log of its own.
 
-use super::error::ChainError;
+use super::error::{ChainError, NamedBy};
 use super::options::VerifyOptions;
 use super::report::{Failure, LogReport, LogStatus};
 use super::state::VerifyState;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// An auditor checkpoint whose origin matches no log means a whole log is
 /// gone: that is reported as a failed log of its own.
 pub(super) fn add_missing_logs(logs: &mut Vec<LogReport>, opts: &VerifyOptions) {
-    let mut seen = Vec::new();
+    let mut seen: HashSet<String> = logs.iter().filter_map(|l| l.origin.clone()).collect();
     for c in &opts.checkpoints {
         let origin = &c.checkpoint().origin;
-        if seen.contains(origin)
-            || logs
-                .iter()
-                .any(|l| l.origin.as_deref() == Some(origin.as_str()))
-        {
+        if !seen.insert(origin.clone()) {
             continue;
         }
-        seen.push(origin.clone());
-        logs.push(missing_log_row(c.source(), origin));
+        logs.push(missing_log_row(c.source(), origin, NamedBy::Checkpoint));
     }
 }
 
@@ -31,14 +27,19 @@ pub(super) fn add_missing_logs(logs: &mut Vec<LogReport>, opts: &VerifyOptions) 
 /// reported (`truncated` when its file holds no records any more,
 /// `missing_log` otherwise).
 pub(super) fn add_missing_pins(logs: &mut Vec<LogReport>, previous: &VerifyState) {
+    // Indexed once: a state of many logs is matched in linear time (a
+    // search of every row per remembered log took minutes at 150,000).
+    let present: HashSet<String> = logs.iter().filter_map(|l| l.origin.clone()).collect();
+    let mut unnamed: HashMap<PathBuf, usize> = HashMap::new();
+    for (i, l) in logs.iter().enumerate() {
+        if l.origin.is_none() && l.status != LogStatus::Error {
+            unnamed.entry(l.path.clone()).or_insert(i);
+        }
+    }
     for (origin, saved) in &previous.logs {
-        if logs
-            .iter()
-            .any(|l| l.origin.as_deref() == Some(origin.as_str()))
-        {
+        if present.contains(origin) {
             continue;
         }
-        let pinned_paths: Vec<&Path> = saved.segments.iter().map(|s| s.path.as_path()).collect();
         let failure = |path: &Path, error| Failure {
             path: path.to_path_buf(),
             line: 0,
@@ -46,11 +47,16 @@ pub(super) fn add_missing_pins(logs: &mut Vec<LogReport>, previous: &VerifyState
             seq: None,
             error,
         };
-        if let Some(row) = logs.iter_mut().find(|l| {
-            l.origin.is_none()
-                && l.status != LogStatus::Error
-                && pinned_paths.contains(&l.path.as_path())
-        }) {
+        // The first row (in report order) of a pinned path that holds no
+        // origin any more; each row is claimed by one remembered log.
+        let claimed = saved
+            .segments
+            .iter()
+            .filter_map(|s| unnamed.get(s.path.as_path()).copied())
+            .min();
+        if let Some(i) = claimed {
+            let row = &mut logs[i];
+            unnamed.remove(&row.path);
             row.status = LogStatus::Invalid;
             row.origin = Some(origin.clone());
             row.failure = Some(failure(
@@ -63,15 +69,16 @@ pub(super) fn add_missing_pins(logs: &mut Vec<LogReport>, previous: &VerifyState
             row.verified = None;
             continue;
         }
-        let path = pinned_paths
+        let path = saved
+            .segments
             .first()
-            .map_or_else(PathBuf::new, |p| p.to_path_buf());
-        logs.push(missing_log_row(&path, origin));
+            .map_or_else(PathBuf::new, |s| s.path.clone());
+        logs.push(missing_log_row(&path, origin, NamedBy::State));
     }
 }
 
 /// The row of a log that should be there and is not (`missing_log`).
-fn missing_log_row(path: &Path, origin: &str) -> LogReport {
+fn missing_log_row(path: &Path, origin: &str, named_by: NamedBy) -> LogReport {
     LogReport {
         path: path.to_path_buf(),
         segments: Vec::new(),
@@ -88,6 +95,7 @@ fn missing_log_row(path: &Path, origin: &str) -> LogReport {
             seq: None,
             error: ChainError::MissingLog {
                 origin: origin.to_owned(),
+                named_by,
             },
         }),
         torn_tail: None,

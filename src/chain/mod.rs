@@ -36,7 +36,7 @@ pub mod trust;
 pub mod verify;
 pub mod writer;
 
-pub use error::{ChainError, CheckpointProblem, RecordProblem};
+pub use error::{ChainError, CheckpointProblem, NamedBy, RecordProblem};
 pub use keys::KeyFileProblem;
 pub use proof::{ProofError, VerifiedInclusion};
 pub use tail::TailProblem;

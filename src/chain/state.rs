@@ -44,6 +44,7 @@ pub struct SavedRange {
     pub first_seq: Option<u64>,
     pub lines: u64,
     /// The range's compact Merkle range, hex.
+    #[serde(deserialize_with = "hex_hashes")]
     pub digest: Vec<String>,
 }
 
@@ -71,6 +72,7 @@ pub struct SavedLog {
     pub last_leaf: String,
     pub last_is_checkpoint: bool,
     /// Compact range over all records from 0, hex.
+    #[serde(deserialize_with = "hex_hashes")]
     pub tree: Vec<String>,
     /// The key rotations admitted so far, as signed: replayed through the
     /// trust rule under the keys of the next run, so editing the state file
@@ -104,6 +106,7 @@ pub struct ResumePoint {
     /// Its `prev`, hex.
     pub prev: String,
     /// Compact range over records [0, seq), hex.
+    #[serde(deserialize_with = "hex_hashes")]
     pub tree: Vec<String>,
     /// Checkpoints verified before it, and the records they covered.
     pub checkpoints_before: u64,
@@ -176,6 +179,47 @@ impl VerifyState {
         })?;
         crate::fs::save_atomic(path, &text)
     }
+}
+
+/// Most hashes in one compact range as saved: a range of a tree of at
+/// most 2^64 leaves has at most two per level.
+const MAX_SAVED_RANGE_HASHES: usize = 2 * crate::merkle::MAX_TREE_HEIGHT;
+
+/// Reads a saved compact range, refusing anything but at most
+/// [`MAX_SAVED_RANGE_HASHES`] strings of 64 lowercase hex digits while it
+/// reads: a hostile list of short strings would otherwise cost about 16
+/// times its text in memory (a 64 MiB state file held 1.9 GB), so a state
+/// file now costs about twice its size.
+fn hex_hashes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    use serde::de::{Error as _, SeqAccess, Visitor};
+    struct Hashes;
+    impl<'de> Visitor<'de> for Hashes {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            write!(
+                f,
+                "at most {MAX_SAVED_RANGE_HASHES} SHA-256 hashes in lowercase hex"
+            )
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
+            let mut out = Vec::new();
+            while let Some(h) = seq.next_element::<std::borrow::Cow<'de, str>>()? {
+                if out.len() == MAX_SAVED_RANGE_HASHES {
+                    return Err(A::Error::invalid_length(out.len() + 1, &self));
+                }
+                if crate::hex::decode_lower::<32>(h.as_bytes()).is_none() {
+                    // Not echoed: it may be megabytes long.
+                    return Err(A::Error::invalid_value(
+                        serde::de::Unexpected::Other("another string"),
+                        &"a SHA-256 hash in lowercase hex",
+                    ));
+                }
+                out.push(h.into_owned());
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_seq(Hashes)
 }
 
 pub(crate) fn hashes_to_hex(hashes: &[Hash]) -> Vec<String> {

@@ -315,7 +315,10 @@ pub fn verify_bytes(name: &Path, bytes: &[u8], opts: &VerifyOptions) -> LogRepor
                 checkpoint_size: size,
             }
         } else {
-            ChainError::MissingLog { origin: missing }
+            ChainError::MissingLog {
+                origin: missing,
+                named_by: super::error::NamedBy::Checkpoint,
+            }
         };
         report.status = LogStatus::Invalid;
         report.failure.get_or_insert(Failure {
