@@ -33,7 +33,16 @@ struct Run {
 
 /// Runs vouch under `ulimit -v`, sampling its peak RSS from /proc.
 fn limited(args: &[&str]) -> Run {
+    limited_in(args, None)
+}
+
+/// [`limited`], with stdin read from `input` (else empty).
+fn limited_in(args: &[&str], input: Option<&Path>) -> Run {
     let exe = env!("CARGO_BIN_EXE_vouch");
+    let stdin = match input {
+        Some(p) => Stdio::from(std::fs::File::open(p).unwrap()),
+        None => Stdio::null(),
+    };
     let start = Instant::now();
     let mut child = Command::new("sh")
         .arg("-c")
@@ -42,6 +51,7 @@ fn limited(args: &[&str]) -> Run {
         ))
         .arg(exe)
         .args(args)
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -420,4 +430,385 @@ fn an_empty_mtree_spec_is_refused() {
     assert_eq!(code(&o), 2, "{}", stdout(&o));
     assert!(stderr(&o).contains("lists nothing"), "{}", stderr(&o));
     assert!(!Path::new(&w.log).exists(), "nothing was written");
+}
+
+// ---- every other input at its limit ---------------------------------------
+
+/// One log line far past the 1 MiB limit, with and without its newline:
+/// refused (`line_too_long`) without holding the line.
+#[test]
+fn an_overlong_log_line_is_never_held() {
+    let w = W::new();
+    for (name, tail) in [("term.jsonl", "\n"), ("unterm.jsonl", "")] {
+        let f = w.root.join(name);
+        let mut text = String::from("{\"a\":\"");
+        text.push_str(&"x".repeat(64 << 20));
+        text.push_str(tail);
+        std::fs::write(&f, text).unwrap();
+        let r = limited(&["verify", s(&f), "--pub", &w.pubkey, "--format", "json"]);
+        assert_eq!(code(&r.out), 1, "{name}: {}", stderr(&r.out));
+        let rep = json(&r.out);
+        let log = &rep["logs"][0];
+        assert_eq!(log["status"], "invalid", "{name}: {log}");
+        assert!(
+            log.to_string().contains("line_too_long") || log.to_string().contains("torn"),
+            "{name}: {log}"
+        );
+        assert!(r.peak_kb < 48 << 10, "{name}: peak RSS {} KiB", r.peak_kb);
+    }
+}
+
+fn state_of(logs: &str) -> String {
+    format!("{{\"format\":\"vouch-verify-state/2\",\"keys\":\"x\",\"logs\":{{{logs}}}}}")
+}
+
+fn saved_log(origin: &str, ranges: &str, digest: &str) -> String {
+    format!(
+        "\"{origin}\":{{\"origin\":\"{origin}\",\"segments\":[],\"ranges\":[{ranges}],\
+         \"records\":0,\"covered\":0,\"checkpoints\":0,\"last_leaf\":\"\",\
+         \"last_is_checkpoint\":false,\"tree\":[{digest}],\"rotations\":[],\
+         \"last_checkpoint\":null,\"recheck_cursor\":0,\"resume\":null}}"
+    )
+}
+
+/// The chain state file (`verify --state`, up to 1 GiB): a hash list of
+/// short strings cost 30 times its text (a 64 MiB file held 1.9 GB); now
+/// it is refused as it is read. Legitimately shaped but hostile ones cost
+/// a few times their size, and a state of many logs is matched against
+/// the logs given in linear time (150,000 took 400 s).
+#[test]
+fn a_state_file_costs_a_few_times_its_size() {
+    let w = W::new();
+    let log = w.root.join("l.jsonl");
+    std::fs::write(&log, "").unwrap();
+    let state = w.root.join("state.json");
+    let shorts = vec!["\"a\""; (32 << 20) / 4].join(",");
+    std::fs::write(&state, state_of(&saved_log("a", "", &shorts))).unwrap();
+    let st = s(&state);
+    let r = limited(&["verify", s(&log), "--pub", &w.pubkey, "--state", st]);
+    assert_eq!(code(&r.out), 2, "{}", stdout(&r.out));
+    assert!(
+        stderr(&r.out).contains("lowercase hex"),
+        "{}",
+        stderr(&r.out)
+    );
+    assert!(r.peak_kb < 96 << 10, "peak RSS {} KiB", r.peak_kb);
+    // 32 MiB of the smallest ranges a state may hold.
+    let range = "{\"segment\":0,\"start\":0,\"end\":0,\"lines\":0,\"digest\":[]}";
+    let ranges = vec![range; (32 << 20) / (range.len() + 1)].join(",");
+    std::fs::write(&state, state_of(&saved_log("a", &ranges, ""))).unwrap();
+    let r = limited(&["verify", s(&log), "--pub", &w.pubkey, "--state", st]);
+    assert_eq!(code(&r.out), 1, "{}", stderr(&r.out));
+    assert!(r.peak_kb < 6 * (32 << 10), "peak RSS {} KiB", r.peak_kb);
+    // Many remembered logs, all gone: each reported missing, in linear time.
+    let many = |n: usize| {
+        let logs: Vec<String> = (0..n)
+            .map(|i| saved_log(&format!("o{i}"), "", ""))
+            .collect();
+        state_of(&logs.join(","))
+    };
+    let small = w.root.join("small.json");
+    let large = w.root.join("large.json");
+    std::fs::write(&small, many(20_000)).unwrap();
+    std::fs::write(&large, many(40_000)).unwrap();
+    // The state is only read (`--state` writes it back: give copies).
+    let run = |p: &Path| {
+        let args = [
+            "verify",
+            s(&log),
+            "--pub",
+            &w.pubkey,
+            "--state",
+            s(p),
+            "--format",
+            "json",
+        ];
+        let r = limited(&args);
+        assert_eq!(code(&r.out), 1, "{}", stderr(&r.out));
+        let rep = json(&r.out);
+        let missing = rep["logs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|l| l.to_string().contains("missing_log"))
+            .count();
+        (r.elapsed, missing)
+    };
+    let best = |p: &Path, n: usize| {
+        (0..3)
+            .map(|_| {
+                let (t, missing) = run(p);
+                assert_eq!(missing, n);
+                t
+            })
+            .min()
+            .unwrap()
+    };
+    at_most_about_twice(best(&small, 20_000), best(&large, 40_000), "state");
+}
+
+fn regex_policy(n: usize) -> String {
+    let mut p = String::from("version = 1\ndefault = \"block\"\n");
+    for i in 0..n {
+        // Unicode \w five times: close to the compiled-size limit of one
+        // regex, applied to every string anywhere in the arguments.
+        p.push_str(&format!(
+            "[[rule]]\nid = \"r{i}\"\ntools = [\"*\"]\naction = \"block\"\n\
+             [rule.match]\n\"\" = \"\\\\w{{5}}x{i}\"\n"
+        ));
+    }
+    p
+}
+
+/// A policy at its limits (256 regexes, each near the compiled-size
+/// limit): checked and applied to a large call in bounded memory, with
+/// the work linear in the number of regexes; the 257th is refused.
+#[test]
+fn a_policy_at_its_regex_limit() {
+    let w = W::new();
+    let small = w.root.join("p128.toml");
+    let large = w.root.join("p256.toml");
+    let over = w.root.join("p257.toml");
+    std::fs::write(&small, regex_policy(128)).unwrap();
+    std::fs::write(&large, regex_policy(256)).unwrap();
+    std::fs::write(&over, regex_policy(257)).unwrap();
+    // 30,000 characters of mixed scripts, three times over (the biggest
+    // argument the OS passes is 128 KiB).
+    let text: String = "aé中ж1_ ".chars().cycle().take(10_000).collect();
+    let args = serde_json::json!({"a": text, "b": [text, text]}).to_string();
+    let test = |p: &Path| {
+        limited(&[
+            "policy",
+            "test",
+            s(p),
+            "--tool",
+            "t",
+            "--args",
+            &args,
+            "--format",
+            "json",
+        ])
+    };
+    let r = test(&large);
+    assert_eq!(code(&r.out), 0, "{}", stderr(&r.out));
+    assert_eq!(json(&r.out)["action"], "block");
+    assert!(r.peak_kb < 320 << 10, "peak RSS {} KiB", r.peak_kb);
+    let r = limited(&["policy", "check", s(&over)]);
+    assert_eq!(code(&r.out), 2);
+    assert!(
+        stderr(&r.out).contains("more than 256 regexes"),
+        "{}",
+        stderr(&r.out)
+    );
+    let best = |p: &Path| {
+        (0..3)
+            .map(|_| {
+                let r = test(p);
+                assert_eq!(code(&r.out), 0);
+                r.elapsed
+            })
+            .min()
+            .unwrap()
+    };
+    at_most_about_twice(best(&small), best(&large), "policy");
+}
+
+fn mtree_spec(n: usize) -> String {
+    let mut spec = String::from("#mtree\n. type=dir mode=0755 uid=0 gid=0\n");
+    let digest = "a".repeat(64);
+    for i in 0..n {
+        spec.push_str(&format!(
+            "./f{i} type=file mode=0644 uid=0 gid=0 size=1 sha256digest={digest}\n"
+        ));
+    }
+    spec
+}
+
+/// `drift import`: a spec line past 64 KiB is refused; a large spec is
+/// read in time and memory linear in its entries.
+#[test]
+fn an_mtree_spec_is_read_in_linear_time() {
+    let w = W::new();
+    let t = w.root.join("t");
+    std::fs::create_dir(&t).unwrap();
+    let import = |spec: &Path, log: &str| {
+        limited(&[
+            "drift",
+            "import",
+            s(&t),
+            "--log",
+            log,
+            "--key",
+            &w.key,
+            "--from",
+            s(spec),
+            "--format",
+            "mtree",
+        ])
+    };
+    let spec = w.root.join("long.mtree");
+    std::fs::write(
+        &spec,
+        format!(
+            "#mtree\n. type=dir mode=0755 uid=0 gid=0\n./{} type=file\n",
+            "x".repeat(65 << 10)
+        ),
+    )
+    .unwrap();
+    let r = import(&spec, &w.log);
+    assert_eq!(code(&r.out), 2);
+    assert!(stderr(&r.out).contains("line"), "{}", stderr(&r.out));
+    assert!(!Path::new(&w.log).exists());
+    let small = w.root.join("small.mtree");
+    let large = w.root.join("large.mtree");
+    std::fs::write(&small, mtree_spec(50_000)).unwrap();
+    std::fs::write(&large, mtree_spec(100_000)).unwrap();
+    let mut times = Vec::new();
+    for (spec, n) in [(&small, 50_000u64), (&large, 100_000)] {
+        let mut best = Duration::MAX;
+        for i in 0..3 {
+            let log = w.root.join(format!("l{n}-{i}.jsonl"));
+            let r = import(spec, s(&log));
+            assert_eq!(code(&r.out), 0, "{}", stderr(&r.out));
+            // Each entry is held once (path, modes, digest): well under
+            // 1 KiB an entry.
+            assert!(r.peak_kb < 16 * 1024 + n, "peak RSS {} KiB", r.peak_kb);
+            best = best.min(r.elapsed);
+        }
+        times.push(best);
+    }
+    at_most_about_twice(times[0], times[1], "mtree import");
+}
+
+/// Stamp receipts: an entry line past 16 KiB and a header past 16 MiB
+/// are refused without being held; verifying a receipt is linear in its
+/// entries and holds them one at a time.
+#[test]
+fn stamp_receipts_are_read_line_by_line() {
+    let w = W::new();
+    let make = |n: usize| {
+        let d = w.root.join(format!("d{n}"));
+        std::fs::create_dir(&d).unwrap();
+        for i in 0..n {
+            std::fs::write(d.join(format!("f{i}")), i.to_string()).unwrap();
+        }
+        let out = w.root.join(format!("r{n}.vouch-stamp"));
+        let o = vouch(&[
+            "stamp",
+            s(&d),
+            "--key",
+            &w.key,
+            "--out",
+            s(&out),
+            "--base",
+            s(&w.root),
+        ]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        out
+    };
+    let small = make(10_000);
+    let large = make(20_000);
+    let verify = |r: &Path| {
+        let r = limited(&[
+            "stamp",
+            "verify",
+            s(r),
+            "--pub",
+            &w.pubkey,
+            "--base",
+            s(&w.root),
+            "--format",
+            "json",
+        ]);
+        r
+    };
+    let r = verify(&large);
+    assert_eq!(code(&r.out), 0, "{}", stderr(&r.out));
+    assert_eq!(json(&r.out)["summary"]["ok"], 20_000);
+    assert!(r.peak_kb < 48 << 10, "peak RSS {} KiB", r.peak_kb);
+    let best = |p: &Path| {
+        (0..3)
+            .map(|_| {
+                let r = verify(p);
+                assert_eq!(code(&r.out), 0);
+                r.elapsed
+            })
+            .min()
+            .unwrap()
+    };
+    at_most_about_twice(best(&small), best(&large), "stamp verify");
+    let text = std::fs::read_to_string(&small).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let pad = |line: &str, n: usize| {
+        format!(
+            "{},\"pad\":\"{}\"}}",
+            &line[..line.len() - 1],
+            "x".repeat(n)
+        )
+    };
+    for (i, n, want) in [
+        (3, 17 << 10, "longer than 16384 bytes"),
+        (0, 17 << 20, "longer than 16777216 bytes"),
+    ] {
+        let orig = lines[i].clone();
+        lines[i] = pad(&orig, n);
+        let bad = w.root.join("bad.vouch-stamp");
+        std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
+        lines[i] = orig;
+        let r = verify(&bad);
+        assert_eq!(code(&r.out), 1, "{}", stderr(&r.out));
+        assert!(stdout(&r.out).contains(want), "{}", stdout(&r.out));
+        assert!(r.peak_kb < 48 << 10, "peak RSS {} KiB", r.peak_kb);
+    }
+}
+
+/// `vouch wrap`: a client message four times the 16 MiB default is
+/// dropped with an error answer (never forwarded, never held whole), the
+/// session goes on, and the log records the anomaly and verifies.
+#[test]
+fn an_oversized_mcp_message_is_never_held() {
+    let w = W::new();
+    let policy = w.root.join("p.toml");
+    std::fs::write(&policy, "version = 1\ndefault = \"allow\"\n").unwrap();
+    let input = w.root.join("in.jsonl");
+    let got = w.root.join("got");
+    let mut text =
+        String::from("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"pad\":\"");
+    text.push_str(&"x".repeat(64 << 20));
+    text.push_str("\"}}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n");
+    std::fs::write(&input, text).unwrap();
+    let server = format!("cat > '{}'", s(&got));
+    let r = limited_in(
+        &[
+            "wrap",
+            "--policy",
+            s(&policy),
+            "--log",
+            &w.log,
+            "--key",
+            &w.key,
+            "--id",
+            "big",
+            "--",
+            "sh",
+            "-c",
+            &server,
+        ],
+        Some(&input),
+    );
+    let out = stdout(&r.out);
+    assert!(
+        out.contains("message larger than 16777216 bytes"),
+        "{out}\n{}",
+        stderr(&r.out)
+    );
+    // Only the second message reached the server.
+    let forwarded = std::fs::read_to_string(&got).unwrap();
+    assert_eq!(forwarded.lines().count(), 1, "{forwarded}");
+    assert!(forwarded.contains("\"id\":2"));
+    assert!(r.peak_kb < 96 << 10, "peak RSS {} KiB", r.peak_kb);
+    let log = std::fs::read_to_string(&w.log).unwrap();
+    assert!(log.contains("message_too_large"));
+    let o = vouch(&["verify", &w.log, "--pub", &w.pubkey]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
 }
