@@ -242,6 +242,10 @@ pub fn drift_snapshot(data: &[u8]) -> bool {
         return false;
     };
     assert_eq!(snap.items.kind(), kind);
+    // Items are read back only in the order vouch writes them.
+    if let snapshot::Items::Mcp(items) = &snap.items {
+        assert!(items.windows(2).all(|w| w[0].order() < w[1].order()));
+    }
     // Re-encoded, it parses back; encoded again, the bytes are the same
     // (compared as bytes: the reader refuses lines not in RFC 8785 form,
     // which once let `2.0` and integers past 2^64 through).

@@ -302,7 +302,7 @@ pub fn take(
                     });
                 }
             }
-            items.sort_by(|a, b| (kind_rank(&a.kind), &a.key).cmp(&(kind_rank(&b.kind), &b.key)));
+            items.sort_by(|a, b| a.order().cmp(&b.order()));
             let mut meta = Map::new();
             meta.insert("era".into(), to_value(&listing.era)?);
             meta.insert(
@@ -339,15 +339,6 @@ pub fn take(
 
 /// Configuration files larger than this are refused.
 const MAX_CONFIG: u64 = 64 << 20;
-
-fn kind_rank(kind: &str) -> u8 {
-    match kind {
-        "tool" => 0,
-        "prompt" => 1,
-        "resource" => 2,
-        _ => 3,
-    }
-}
 
 fn item_kind(kind: &str) -> Option<ItemKind> {
     Some(match kind {
@@ -1076,7 +1067,7 @@ fn apply_mcp(base: &[McpItem], now: &[McpItem], accept: &[&Change]) -> Vec<McpIt
         }
     }
     let mut items: Vec<McpItem> = map.into_values().collect();
-    items.sort_by(|a, b| (kind_rank(&a.kind), &a.key).cmp(&(kind_rank(&b.kind), &b.key)));
+    items.sort_by(|a, b| a.order().cmp(&b.order()));
     items
 }
 

@@ -55,6 +55,24 @@ pub struct McpItem {
     pub definition: Value,
 }
 
+impl McpItem {
+    /// The order of items in a snapshot: tools, prompts, resources, then
+    /// resource templates, each by key. A snapshot holds its items in
+    /// strictly increasing order (one item per kind and key).
+    pub fn order(&self) -> (u8, &str) {
+        let rank = match self.kind.as_str() {
+            "tool" => 0,
+            "prompt" => 1,
+            "resource" => 2,
+            _ => 3,
+        };
+        (rank, &self.key)
+    }
+}
+
+/// The kinds an MCP item may be of.
+const MCP_KINDS: [&str; 4] = ["tool", "prompt", "resource", "resource_template"];
+
 /// A snapshot's items.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Items {
@@ -589,6 +607,9 @@ fn parse_from(
                     let kind = m.remove("kind")?.as_str()?.to_owned();
                     let key = m.remove("key")?.as_str()?.to_owned();
                     let definition = m.remove("definition")?;
+                    if !MCP_KINDS.contains(&kind.as_str()) {
+                        return None;
+                    }
                     m.is_empty().then_some(McpItem {
                         kind,
                         key,
@@ -598,9 +619,15 @@ fn parse_from(
                 .ok_or_else(|| {
                     form(
                         i as u64 + 2,
-                        "an MCP item is {definition, key, kind}".into(),
+                        "an MCP item is {definition, key, kind}, of a known kind".into(),
                     )
                 })?;
+                if items
+                    .last()
+                    .is_some_and(|l: &McpItem| l.order() >= item.order())
+                {
+                    return Err(form(i as u64 + 2, "items not sorted or repeated".into()));
+                }
                 items.push(item);
             }
             Items::Mcp(items)
@@ -611,4 +638,58 @@ fn parse_from(
         meta: h.meta,
         items,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn mcp(items: &[(&str, &str)]) -> Snapshot {
+        Snapshot {
+            target: "mcp:srv".into(),
+            meta: Map::new(),
+            items: Items::Mcp(
+                items
+                    .iter()
+                    .map(|(kind, key)| McpItem {
+                        kind: (*kind).into(),
+                        key: (*key).into(),
+                        definition: json!({"name": key}),
+                    })
+                    .collect(),
+            ),
+        }
+    }
+
+    fn read(snap: &Snapshot) -> Result<Snapshot> {
+        let mut out = Vec::new();
+        encode(&mut out, snap, Path::new("t")).unwrap();
+        let digest = digest_text(&crate::stamp::entry::sha256(&out));
+        parse(&out, &digest, 1, "mcp:srv", TargetKind::Mcp)
+    }
+
+    /// MCP items, like directory entries, are read back only in the one
+    /// order vouch writes them: a repeated item would leave which of two
+    /// definitions is the baseline to the reader.
+    #[test]
+    fn mcp_items_must_be_sorted_and_unique() {
+        let good = mcp(&[
+            ("tool", "a"),
+            ("tool", "b"),
+            ("prompt", "a"),
+            ("resource_template", "a"),
+        ]);
+        assert_eq!(read(&good).unwrap(), good);
+        for bad in [
+            mcp(&[("tool", "b"), ("tool", "a")]),
+            mcp(&[("tool", "a"), ("tool", "a")]),
+            mcp(&[("prompt", "a"), ("tool", "b")]),
+        ] {
+            let e = read(&bad).unwrap_err().to_string();
+            assert!(e.contains("not sorted or repeated"), "{e}");
+        }
+        let e = read(&mcp(&[("widget", "a")])).unwrap_err().to_string();
+        assert!(e.contains("of a known kind"), "{e}");
+    }
 }
