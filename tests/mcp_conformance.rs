@@ -44,7 +44,7 @@ mod mcp_support;
 use mcp_support::*;
 
 /// How often a scenario that failed is run again on its own.
-const RETRIES: usize = 2;
+const RETRIES: usize = 4;
 /// The longest one suite run may take.
 const SUITE_TIMEOUT: Duration = Duration::from_secs(300);
 
