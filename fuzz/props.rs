@@ -227,7 +227,7 @@ pub fn vet_listing(data: &[u8]) -> bool {
 /// bytes.
 pub fn drift_snapshot(data: &[u8]) -> bool {
     use vouch::drift::snapshot::{self, TargetKind};
-    let digest = snapshot::digest_text(&vouch::stamp::entry::sha256(data));
+    let digest = snapshot::digest_text(&vouch::files::sha256(data));
     let first = data.split(|&b| b == b'\n').next().unwrap_or_default();
     let Ok(Value::Object(h)) = serde_json::from_slice::<Value>(first) else {
         return false;
@@ -255,7 +255,7 @@ pub fn drift_snapshot(data: &[u8]) -> bool {
         out
     };
     let out = encode(&snap);
-    let digest = snapshot::digest_text(&vouch::stamp::entry::sha256(&out));
+    let digest = snapshot::digest_text(&vouch::files::sha256(&out));
     let again =
         snapshot::parse(&out, &digest, 1, target, kind).expect("a re-encoded snapshot parses");
     assert_eq!(again.items.kind(), kind);

@@ -8,7 +8,9 @@
 pub mod anchor;
 pub mod chain;
 pub mod drift;
+pub mod dsse;
 pub mod enforce;
+pub mod files;
 pub mod error;
 pub mod fs;
 pub mod hex;

@@ -158,8 +158,8 @@ fn unchecked(problems: &[Problem]) -> Vec<Unchecked> {
         .iter()
         .map(|p| Unchecked {
             path: std::str::from_utf8(&p.path)
-                .map_or_else(|_| crate::stamp::path::display(&p.path), str::to_owned),
-            path_b64: crate::stamp::path::to_json(&p.path).1,
+                .map_or_else(|_| crate::files::path::display(&p.path), str::to_owned),
+            path_b64: crate::files::path::to_json(&p.path).1,
             reason: p.problem.code(),
             message: p.problem.to_string(),
         })

@@ -2347,7 +2347,7 @@ impl State {
                     s.truncate(cut);
                     s.push('…');
                 }
-                crate::stamp::path::display(s.as_bytes())
+                crate::files::path::display(s.as_bytes())
             });
             let ask_id = id.clone();
             let _ = std::thread::Builder::new()

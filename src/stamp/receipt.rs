@@ -9,9 +9,9 @@
 //! tree (which proves every file's inclusion at once). An extracted
 //! per-file proof (`stamp extract`) holds one entry and its audit path.
 
-use super::dsse::Envelope;
+use crate::dsse::Envelope;
 use super::entry::{Entry, EntryJson, EntryProblem};
-use super::path;
+use crate::files::path;
 use super::walk::LeftOut;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};

@@ -392,7 +392,7 @@ pub fn text_digest(text: &str) -> String {
 /// `sig`, in RFC 8785 form.
 fn signed_bytes(payload_type: &str, unsigned: &Value) -> Option<Vec<u8>> {
     let c = crate::jcs::to_canonical_vec(unsigned).ok()?;
-    Some(crate::stamp::dsse::pae(payload_type, &c))
+    Some(crate::dsse::pae(payload_type, &c))
 }
 
 /// A body with its `sig` member, ready to be a record; `None` when it has
