@@ -15,6 +15,7 @@ pub mod error;
 pub mod fs;
 pub mod hex;
 pub mod jcs;
+pub mod json;
 pub mod merkle;
 pub mod note;
 pub(crate) mod pem;

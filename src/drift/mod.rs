@@ -8,7 +8,6 @@ pub mod defdiff;
 pub mod dirdiff;
 pub mod entry;
 pub mod error;
-pub mod jsondiff;
 pub mod mcp;
 pub mod mtree;
 pub mod record;

@@ -578,8 +578,7 @@ impl Walk {
                 }
             };
             let len = pointer.len();
-            pointer.push('/');
-            push_escaped(pointer, &name);
+            crate::json::pointer::push_token(pointer, &name);
             for k in key_kinds {
                 self.record(pointer, k);
             }
@@ -607,17 +606,6 @@ fn strip_markers(name: &str) -> std::borrow::Cow<'_, str> {
     }
     out.push_str(name.get(at..).unwrap_or(""));
     std::borrow::Cow::Owned(out)
-}
-
-/// Append `token` to an RFC 6901 pointer (`~` → `~0`, `/` → `~1`).
-fn push_escaped(pointer: &mut String, token: &str) {
-    for c in token.chars() {
-        match c {
-            '~' => pointer.push_str("~0"),
-            '/' => pointer.push_str("~1"),
-            c => pointer.push(c),
-        }
-    }
 }
 
 /// Redact one string; `None` when nothing was masked.

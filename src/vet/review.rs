@@ -495,7 +495,7 @@ mod tests {
             "{at:?}"
         );
         let d = fields.iter().find(|f| f.pointer == "/description").unwrap();
-        let words = crate::drift::jsondiff::render_words(d.words.as_ref().unwrap());
+        let words = crate::json::diff::render_words(d.words.as_ref().unwrap());
         assert!(words.contains("10000"), "{words}");
         let m = fields
             .iter()

@@ -563,10 +563,10 @@ fn render_review(r: &Review) -> String {
             ));
         }
         if let (Some(b), Some(a)) = (&i.before, &i.after) {
-            let ops = vouch::drift::jsondiff::word_diff(b, a);
+            let ops = vouch::json::diff::word_diff(b, a);
             out.push_str(&format!(
                 "    {}\n",
-                visible(&vouch::drift::jsondiff::render_words(&ops))
+                visible(&vouch::json::diff::render_words(&ops))
             ));
         } else if let Some(a) = &i.after {
             out.push_str(&format!("    text: {}\n", visible(a)));
@@ -597,7 +597,7 @@ fn render_review(r: &Review) -> String {
                 Some(w) => format!(
                     "{}: {}",
                     f.pointer,
-                    visible(&vouch::drift::jsondiff::render_words(w))
+                    visible(&vouch::json::diff::render_words(w))
                 ),
                 None => format!(
                     "{}: {} -> {}",
