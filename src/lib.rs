@@ -20,6 +20,7 @@ pub mod merkle;
 pub mod note;
 pub(crate) mod pem;
 pub mod receipt;
+pub mod redact;
 pub mod stamp;
 pub mod time;
 pub mod tsa;

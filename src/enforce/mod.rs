@@ -5,7 +5,6 @@
 
 pub mod error;
 pub mod policy;
-pub mod redact;
 
 pub use error::{EnforceError, PolicyError, PolicyProblem};
 pub mod evidence;

@@ -2068,7 +2068,7 @@ impl State {
         asked: Option<Asked>,
         forwarded: bool,
     ) -> Result<u64, String> {
-        let redacted = super::redact::redact(&call.args);
+        let redacted = crate::redact::redact(&call.args);
         let size = serde_json::to_vec(&redacted.value).map_or(usize::MAX, |v| v.len());
         let (arguments, masked) = if size <= super::evidence::MAX_REDACTED_BYTES {
             (redacted.value, redacted.masked)
@@ -2337,7 +2337,7 @@ impl State {
         if self.opts.tty && tty_available() {
             let tx = self.events.clone();
             let prompt = format!("{question} Arguments (redacted): {}\n[y/N] ", {
-                let r = super::redact::redact(&call.args);
+                let r = crate::redact::redact(&call.args);
                 let mut s = r.value.to_string();
                 if s.len() > 2000 {
                     let mut cut = 2000;

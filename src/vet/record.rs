@@ -50,7 +50,7 @@ impl Launch {
             h.update(a.as_bytes());
             argv.push(a.to_string_lossy().into_owned());
         }
-        let shown = crate::enforce::redact::redact(&Value::from(argv.clone())).value;
+        let shown = crate::redact::redact(&Value::from(argv.clone())).value;
         let argv = match shown {
             Value::Array(a) => a
                 .into_iter()
