@@ -153,12 +153,12 @@ pub fn policy_parse(data: &[u8]) -> bool {
     true
 }
 
-/// `mcp_message`: [`vouch::enforce::message::parse`] of one line. A
+/// `mcp_message`: [`vouch::mcp::message::parse`] of one line. A
 /// request's or response's id written back as JSON decodes to the same id,
 /// and a request re-built from what was read parses to the same method and
 /// id.
 pub fn mcp_message(data: &[u8]) -> bool {
-    use vouch::enforce::message::{self, Kind};
+    use vouch::mcp::message::{self, Kind};
     let Ok(kind) = message::parse(data) else {
         return false;
     };

@@ -16,6 +16,7 @@ pub mod fs;
 pub mod hex;
 pub mod jcs;
 pub mod json;
+pub mod mcp;
 pub mod merkle;
 pub mod note;
 pub(crate) mod pem;

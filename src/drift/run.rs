@@ -6,11 +6,11 @@
 
 use super::change::{self, Change, ChangeKind, Field};
 use super::config;
-use super::defdiff::{self, ItemChangeKind, ItemKind};
+use crate::mcp::defdiff::{self, ItemChangeKind, ItemKind};
 use super::dirdiff;
 use super::error::{DriftError, TargetProblem};
 use crate::json::{self, pointer};
-use super::mcp;
+use crate::mcp;
 use super::record::{
     self, AcceptBody, Baseline, CheckBody, CheckResult, Counts, History, SnapshotBody,
 };

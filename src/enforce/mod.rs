@@ -9,5 +9,4 @@ pub mod policy;
 pub use error::{EnforceError, PolicyError, PolicyProblem};
 pub mod evidence;
 pub mod io;
-pub mod message;
 pub mod wrap;

@@ -11,7 +11,7 @@
 //!   the wrapper answers itself (`tools/list` from its vetted snapshot,
 //!   blocked calls, protocol errors) and a 2026-07-28 retry carrying the
 //!   wrapper's own `requestState`, from which it strips its own fields.
-//!   Every message forwarded was parsed first ([`super::message`]): no
+//!   Every message forwarded was parsed first ([`crate::mcp::message`]): no
 //!   duplicate member names, UTF-8, within the size limit; the policy
 //!   decides on the parsed value of exactly the bytes forwarded.
 //! - **Ids.** Pending requests are kept per direction by decoded id. A
@@ -45,7 +45,8 @@ use super::evidence::{
     OutcomeRecord, SessionRecord, Written,
 };
 use super::io::{Diag, Line, ServerStdin, Sink};
-use super::message::{self, Id, Invalid, Kind, code};
+use crate::mcp::message::{self, Id, Invalid, Kind, code};
+use crate::mcp::protocol::{META_CAPABILITIES as META_CAPS, META_VERSION, MODERN_VERSION as MODERN};
 use super::policy::{Action, Policy, RateState};
 use crate::chain::writer::SessionWriter;
 use crate::note::SignerKey;
@@ -64,11 +65,6 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
-/// The protocol revision that removed the `initialize` handshake.
-pub const MODERN: &str = "2026-07-28";
-/// `_meta` keys of the 2026-07-28 revision.
-const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const META_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
 /// The `inputRequests` key of the wrapper's own approval question.
 const APPROVE_KEY: &str = "vouch.approve";
 /// How many anomalies a session records one by one (the rest are counted).

@@ -8,21 +8,21 @@ use super::*;
 /// One detection: a byte span of the string and its kind.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Cand {
-    start: usize,
-    end: usize,
-    kind: SecretKind,
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) kind: SecretKind,
 }
 
 /// The markers already present in a string, to leave them alone.
 pub(super) struct Markers {
     /// Sorted, non-overlapping `(start, end)` spans.
-    spans: Vec<(usize, usize)>,
+    pub(super) spans: Vec<(usize, usize)>,
     /// For each span, the end of the run of adjacent markers it starts.
     chain_end: Vec<usize>,
 }
 
 impl Markers {
-    fn find(b: &[u8]) -> Markers {
+    pub(super) fn find(b: &[u8]) -> Markers {
         let mut spans = Vec::new();
         for i in memmem::find_iter(b, b"[REDACTED:") {
             let name_start = i + 10;
@@ -50,7 +50,7 @@ impl Markers {
     }
 
     /// Whether `[start, end)` consists of markers only.
-    fn covers(&self, start: usize, end: usize) -> bool {
+    pub(super) fn covers(&self, start: usize, end: usize) -> bool {
         let k = self.spans.partition_point(|&(s, _)| s <= start);
         if k == 0 {
             return false;

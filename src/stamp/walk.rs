@@ -13,11 +13,9 @@
 use super::entry::{Entry, EntryType};
 use crate::files::{FileProblem, hash_file, path, read_link};
 use crate::fs::FileKind;
-use crate::merkle::Hash;
 use rayon::prelude::*;
-use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 /// A file that was not stamped, and why.

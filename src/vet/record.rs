@@ -360,11 +360,11 @@ pub struct VerdictBody {
 }
 
 /// `sha256:` of a value's RFC 8785 form (the noncanonical fallback of
-/// [`crate::drift::defdiff::full_hash`] for what has none).
+/// [`crate::mcp::defdiff::full_hash`] for what has none).
 pub fn digest_of(v: &Value) -> String {
     format!(
         "sha256:{}",
-        crate::hex::encode(&crate::drift::defdiff::full_hash(v))
+        crate::hex::encode(&crate::mcp::defdiff::full_hash(v))
     )
 }
 

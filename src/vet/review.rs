@@ -15,7 +15,7 @@ use super::record::{
     KIND_PIN, Launch, PIN_PAYLOAD_TYPE, PinBody, PinEvent, PinVia, PinnedText, PinnedTool, Reason,
     RecordedFinding, Reviewed, RulesetRef, Status, sign_body,
 };
-use crate::drift::defdiff::{FieldChange, ItemKind, diff_items};
+use crate::mcp::defdiff::{FieldChange, ItemKind, diff_items};
 use crate::note::SignerKey;
 use crate::{Error, Result};
 use serde::Serialize;

@@ -10,7 +10,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use vouch::chain::keys;
-use vouch::drift::mcp::{self, ServerSpec};
+use vouch::mcp::{self, ServerSpec};
 use vouch::vet::report::{Sarif, ScanReport, ServerScan, Verdict, parse_saved, scan_listing};
 use vouch::vet::review::{self, Action, ChangeKind, Review};
 use vouch::vet::scan::{Finding, Ruleset, Severity};
@@ -252,7 +252,7 @@ pub fn scan(a: ScanArgs) -> ExitCode {
 /// wrap` command line is scanned through the server it wraps (which
 /// inherits the entry's environment and working directory, as it would
 /// from the wrapper), and any other command line that runs vouch is not
-/// started (`vouch::vet::wrapped`).
+/// started (`vouch::mcp::wrapped`).
 fn scan_server(
     name: &str,
     source: &str,
