@@ -10,11 +10,11 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use vouch::chain::keys;
-use vouch::mcp::{self, ServerSpec};
+use vouch::mcp::{self, ServerSpec, wrapped};
 use vouch::vet::report::{Sarif, ScanReport, ServerScan, Verdict, parse_saved, scan_listing};
 use vouch::vet::review::{self, Action, ChangeKind, Review};
 use vouch::vet::scan::{Finding, Ruleset, Severity};
-use vouch::vet::{VetError, pins, wrapped};
+use vouch::vet::{VetError, pins};
 
 const SCAN_HELP: &str = "\
 Scans MCP tool definitions with vouch's ruleset, the same scan `vouch wrap`
