@@ -6,9 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use vouch::redact::{
-    Charset, Masked, SecretKind, Shape, VENDOR_PREFIXES, VendorPrefix, redact,
-};
+use vouch::redact::{Charset, Masked, SecretKind, Shape, VENDOR_PREFIXES, VendorPrefix, redact};
 
 #[derive(serde::Deserialize)]
 struct Vector {

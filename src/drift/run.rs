@@ -6,11 +6,8 @@
 
 use super::change::{self, Change, ChangeKind, Field};
 use super::config;
-use crate::mcp::defdiff::{self, ItemChangeKind, ItemKind};
 use super::dirdiff;
 use super::error::{DriftError, TargetProblem};
-use crate::json::{self, pointer};
-use crate::mcp;
 use super::record::{
     self, AcceptBody, Baseline, CheckBody, CheckResult, Counts, History, SnapshotBody,
 };
@@ -18,6 +15,9 @@ use super::rules::{Rules, RulesSpec};
 use super::snapshot::{self, Items, McpItem, Snapshot, TargetKind};
 use super::tree::{self, Problem};
 use crate::chain::TrustedKeys;
+use crate::json::{self, pointer};
+use crate::mcp;
+use crate::mcp::defdiff::{self, ItemChangeKind, ItemKind};
 use crate::note::SignerKey;
 use crate::{Error, Result};
 use serde::Serialize;

@@ -45,10 +45,12 @@ use super::evidence::{
     OutcomeRecord, SessionRecord, Written,
 };
 use super::io::{Diag, Line, ServerStdin, Sink};
-use crate::mcp::message::{self, Id, Invalid, Kind, code};
-use crate::mcp::protocol::{META_CAPABILITIES as META_CAPS, META_VERSION, MODERN_VERSION as MODERN};
 use super::policy::{Action, Policy, RateState};
 use crate::chain::writer::SessionWriter;
+use crate::mcp::message::{self, Id, Invalid, Kind, code};
+use crate::mcp::protocol::{
+    META_CAPABILITIES as META_CAPS, META_VERSION, MODERN_VERSION as MODERN,
+};
 use crate::note::SignerKey;
 use crate::vet::gate::{self, VetOptions};
 use crate::vet::pins::PinState;

@@ -240,14 +240,8 @@ mod tests {
         );
         // A small file, and an empty one.
         std::fs::write(&p, b"abc").unwrap();
-        assert_eq!(
-            hash_file(&p, false, None).unwrap(),
-            (3, sha256(b"abc"))
-        );
+        assert_eq!(hash_file(&p, false, None).unwrap(), (3, sha256(b"abc")));
         std::fs::write(&p, b"").unwrap();
-        assert_eq!(
-            hash_file(&p, false, None).unwrap(),
-            (0, sha256(b""))
-        );
+        assert_eq!(hash_file(&p, false, None).unwrap(), (0, sha256(b"")));
     }
 }

@@ -2,12 +2,12 @@
 //! lists, all over one [`Transport`].
 
 use super::error::McpError;
-use super::transport::{Event, RecvError, Transport};
 use super::message::{MAX_DEPTH, MAX_SAFE_INTEGER};
 use super::protocol::{
     LEGACY_VERSION, LEGACY_VERSIONS, META_CAPABILITIES, META_CLIENT_INFO, META_SERVER_INFO,
     META_VERSION, MODERN_VERSION,
 };
+use super::transport::{Event, RecvError, Transport};
 use super::{Era, ListOptions, Listing};
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;
@@ -15,7 +15,6 @@ use std::time::{Duration, Instant};
 
 /// Listings made before the lists are declared unsettled.
 pub(crate) const MAX_ROUNDS: usize = 5;
-
 
 /// JSON-RPC "Method not found".
 const METHOD_NOT_FOUND: i64 = -32601;

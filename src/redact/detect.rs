@@ -93,8 +93,6 @@ pub(super) fn pem_label(b: &[u8], i: usize) -> Option<(usize, bool)> {
     }
 }
 
-
-
 pub(super) fn jwts(b: &[u8], cands: &mut Vec<Cand>) {
     let mut from = 0;
     while let Some(off) = memmem::find(&b[from..], b"eyJ") {
@@ -130,7 +128,6 @@ pub(super) fn jwts(b: &[u8], cands: &mut Vec<Cand>) {
         }
     }
 }
-
 
 pub(super) fn is_token68(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~' | b'+' | b'/' | b'=')
@@ -230,7 +227,6 @@ pub(super) fn authorization(b: &[u8], lower: &[u8], cands: &mut Vec<Cand>) {
     }
 }
 
-
 pub(super) fn url_credentials(b: &[u8], cands: &mut Vec<Cand>) {
     for q in memmem::find_iter(b, b"://") {
         if !prev_alnum(b, q) {
@@ -291,7 +287,6 @@ pub(super) fn query_name_secret(name: &str) -> bool {
 pub(super) fn is_name_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')
 }
-
 
 /// `KEY=VALUE` with a secret-like `KEY`, not inside a query string.
 pub(super) fn assignments(b: &[u8], cands: &mut Vec<Cand>) {

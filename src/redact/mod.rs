@@ -132,14 +132,14 @@ mod vendors;
 
 use detect::*;
 use entropy::*;
+use memchr::memmem;
 use names::*;
 use scan::*;
-pub use vendors::{Charset, Shape, VENDOR_PREFIXES, VendorPrefix};
-use vendors::*;
-use memchr::memmem;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
+use vendors::*;
+pub use vendors::{Charset, Shape, VENDOR_PREFIXES, VendorPrefix};
 
 /// What kind of secret was masked (never its value).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

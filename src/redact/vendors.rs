@@ -180,8 +180,6 @@ pub const VENDOR_PREFIXES: &[VendorPrefix] = {
     ]
 };
 
-
-
 pub(super) fn vendor_tokens(b: &[u8], cands: &mut Vec<Cand>) {
     // Per row: a failed match of an unbounded row at a run ending at `dead`
     // means no start before `dead` can match that row either (a suffix of a

@@ -9,7 +9,6 @@
 //!    it. A TSA failure aborts before anything is appended;
 //! 4. write the receipt (atomically), with the chain receipt of the record.
 
-use crate::dsse::{self, Envelope};
 use super::entry::{self, Entry};
 use super::receipt::{self, Covers, Header, LeftOutJson, SigstoreSignature, Timestamp};
 use super::statement::{
@@ -18,6 +17,7 @@ use super::statement::{
 };
 use super::walk::{self, LeftOut, Skipped};
 use crate::chain::record::KIND_STAMP;
+use crate::dsse::{self, Envelope};
 use crate::note::SignerKey;
 use crate::tsa::TrustStore;
 use crate::{Error, Result};
@@ -251,7 +251,10 @@ fn collect(opts: &mut StampOptions<'_>) -> Result<Collected> {
             mut reader,
         } => {
             crate::files::path::check(&name).map_err(|e| {
-                Error::Usage(format!("--name {:?}: {e}", crate::files::path::display(&name)))
+                Error::Usage(format!(
+                    "--name {:?}: {e}",
+                    crate::files::path::display(&name)
+                ))
             })?;
             if let Some(t) = &tee {
                 check_output(opts, "--tee", t, opts.out.as_deref())?;
@@ -440,9 +443,10 @@ pub fn stamp(mut opts: StampOptions<'_>) -> Result<StampOutcome> {
     }
     for w in &written {
         if let Ok(Some(rel)) = crate::files::path::relative_to(&opts.base, w)
-            && c.dirs
-                .iter()
-                .any(|d| d.as_deref().is_none_or(|d| crate::files::path::is_within(&rel, d)))
+            && c.dirs.iter().any(|d| {
+                d.as_deref()
+                    .is_none_or(|d| crate::files::path::is_within(&rel, d))
+            })
         {
             c.entries.retain(|e| *e.path != *rel);
             if !c.excluded.contains(&rel) {

@@ -2,15 +2,15 @@
 //! proof) proves about the files under a base directory. See the module
 //! docs of [`super`] for what is and is not proven.
 
-use crate::dsse;
 use super::entry::{Entry, EntryType};
 use super::error::StampError;
-use crate::files::path;
 use super::receipt::{self, Covers, Header, LeftOutJson};
 use super::statement::{self, PAYLOAD_TYPE, Statement, SubjectMode};
 use super::walk;
-use crate::files::FileProblem;
 use crate::chain::TrustedKeys;
+use crate::dsse;
+use crate::files::FileProblem;
+use crate::files::path;
 use crate::tsa::TrustStore;
 use crate::{Error, Result};
 use base64::Engine;
