@@ -114,7 +114,7 @@ pub fn drift_config(data: &[u8], format: vouch::drift::config::Format) -> bool {
     assert!(vouch::jcs::validate(&bytes, config::MAX_DEPTH + 1, |_, _| {}).is_ok());
     // Not `again == value`: `1.0` parses as a float and is written `1`,
     // which reads back as an integer; numbers are compared by value
-    // (`jsondiff::number_key`), so the canonical bytes must agree.
+    // (`json::diff::number_key`), so the canonical bytes must agree.
     let again = config::parse(&bytes, Format::Json).expect("canonical bytes parse as JSON");
     assert_eq!(config::canonical(&again).expect("canonical again"), bytes);
     true

@@ -1,4 +1,4 @@
-//! Redaction of tool-call arguments (`vouch::enforce::redact`): the vectors
+//! Redaction of tool-call arguments (`vouch::redact`): the vectors
 //! in `tests/vectors/redact/`, every vendor-table row in every position, and
 //! property-style checks (no panics, valid output, idempotence, bounded work)
 //! over generated inputs.
