@@ -114,7 +114,7 @@ pub fn drift_config(data: &[u8], format: vouch::drift::config::Format) -> bool {
     assert!(vouch::jcs::validate(&bytes, config::MAX_DEPTH + 1, |_, _| {}).is_ok());
     // Not `again == value`: `1.0` parses as a float and is written `1`,
     // which reads back as an integer; numbers are compared by value
-    // (`jsondiff::number_key`), so the canonical bytes must agree.
+    // (`json::diff::number_key`), so the canonical bytes must agree.
     let again = config::parse(&bytes, Format::Json).expect("canonical bytes parse as JSON");
     assert_eq!(config::canonical(&again).expect("canonical again"), bytes);
     true
@@ -153,12 +153,12 @@ pub fn policy_parse(data: &[u8]) -> bool {
     true
 }
 
-/// `mcp_message`: [`vouch::enforce::message::parse`] of one line. A
+/// `mcp_message`: [`vouch::mcp::message::parse`] of one line. A
 /// request's or response's id written back as JSON decodes to the same id,
 /// and a request re-built from what was read parses to the same method and
 /// id.
 pub fn mcp_message(data: &[u8]) -> bool {
-    use vouch::enforce::message::{self, Kind};
+    use vouch::mcp::message::{self, Kind};
     let Ok(kind) = message::parse(data) else {
         return false;
     };
@@ -227,7 +227,7 @@ pub fn vet_listing(data: &[u8]) -> bool {
 /// bytes.
 pub fn drift_snapshot(data: &[u8]) -> bool {
     use vouch::drift::snapshot::{self, TargetKind};
-    let digest = snapshot::digest_text(&vouch::stamp::entry::sha256(data));
+    let digest = snapshot::digest_text(&vouch::files::sha256(data));
     let first = data.split(|&b| b == b'\n').next().unwrap_or_default();
     let Ok(Value::Object(h)) = serde_json::from_slice::<Value>(first) else {
         return false;
@@ -255,7 +255,7 @@ pub fn drift_snapshot(data: &[u8]) -> bool {
         out
     };
     let out = encode(&snap);
-    let digest = snapshot::digest_text(&vouch::stamp::entry::sha256(&out));
+    let digest = snapshot::digest_text(&vouch::files::sha256(&out));
     let again =
         snapshot::parse(&out, &digest, 1, target, kind).expect("a re-encoded snapshot parses");
     assert_eq!(again.items.kind(), kind);

@@ -1,4 +1,4 @@
-//! `vouch::drift::mcp::list` against real MCP stdio servers: the official
+//! `vouch::mcp::list` against real MCP stdio servers: the official
 //! server-everything and server-filesystem (legacy era, v1 SDK), a server on
 //! the v2 SDK (modern era), and the suite's own tests/peers/mcp/drift-server.mjs
 //! in both eras, with its definition variants and hostile variants.
@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
-use vouch::drift::mcp::{Era, ListOptions, Listing, McpError, ServerSpec, list};
+use vouch::mcp::{Era, ListOptions, Listing, McpError, ServerSpec, list};
 
 fn peer_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/mcp")

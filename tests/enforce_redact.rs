@@ -1,4 +1,4 @@
-//! Redaction of tool-call arguments (`vouch::enforce::redact`): the vectors
+//! Redaction of tool-call arguments (`vouch::redact`): the vectors
 //! in `tests/vectors/redact/`, every vendor-table row in every position, and
 //! property-style checks (no panics, valid output, idempotence, bounded work)
 //! over generated inputs.
@@ -6,9 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
-use vouch::enforce::redact::{
-    Charset, Masked, SecretKind, Shape, VENDOR_PREFIXES, VendorPrefix, redact,
-};
+use vouch::redact::{Charset, Masked, SecretKind, Shape, VENDOR_PREFIXES, VendorPrefix, redact};
 
 #[derive(serde::Deserialize)]
 struct Vector {
@@ -94,7 +92,7 @@ fn vectors() {
 #[test]
 fn every_kind_has_a_positive_vector() {
     let vectors = load_vectors();
-    for kind in vouch::enforce::redact::kinds() {
+    for kind in vouch::redact::kinds() {
         if matches!(kind, SecretKind::TooDeep | SecretKind::Truncated) {
             continue;
         }
@@ -109,7 +107,7 @@ fn every_kind_has_a_positive_vector() {
 
 #[test]
 fn kind_names_round_trip() {
-    for &kind in vouch::enforce::redact::kinds() {
+    for &kind in vouch::redact::kinds() {
         let json = serde_json::to_value(kind).expect("serialize kind");
         assert_eq!(json, Value::String(kind.as_str().to_owned()));
         assert_eq!(SecretKind::from_name(kind.as_str()), Some(kind));
@@ -433,7 +431,7 @@ fn large_inputs_complete() {
     ];
     for s in patterns {
         let out = redact(&Value::String(s));
-        assert!(out.masked.len() <= vouch::enforce::redact::MAX_MASKED + 1);
+        assert!(out.masked.len() <= vouch::redact::MAX_MASKED + 1);
     }
     // A 16 MiB key and a string under it.
     let mut m = serde_json::Map::new();

@@ -23,7 +23,7 @@ use base64::engine::general_purpose::STANDARD;
 use sha2::Digest;
 use std::path::{Path, PathBuf};
 use tsa_support::{Identity, KeyKind, LocalTsa, Pki, openssl, openssl_or_skip};
-use vouch::stamp::dsse::{self, IN_TOTO_PAYLOAD_TYPE};
+use vouch::dsse::{self, IN_TOTO_PAYLOAD_TYPE};
 use vouch::stamp::ecdsa_key::{self, EcdsaP256Key};
 use vouch::stamp::sigstore::{self, Bundle};
 use vouch::tsa::{

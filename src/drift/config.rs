@@ -395,7 +395,7 @@ fn json_path_pointer(path: &jcs::JsonPath) -> String {
     let mut s = String::new();
     for step in &path.0 {
         match step {
-            jcs::PathStep::Member(m) => super::jsondiff::push_token(&mut s, m),
+            jcs::PathStep::Member(m) => crate::json::pointer::push_token(&mut s, m),
             jcs::PathStep::Index(i) => {
                 s.push('/');
                 s.push_str(&i.to_string());
@@ -633,7 +633,7 @@ impl<'de> de::Visitor<'de> for NodeVisitor<'_> {
             seen: &out,
         })? {
             let len = self.st.pointer.len();
-            super::jsondiff::push_token(&mut self.st.pointer, &key);
+            crate::json::pointer::push_token(&mut self.st.pointer, &key);
             let v = map.next_value_seed(NodeSeed {
                 st: &mut *self.st,
                 depth,
@@ -682,7 +682,7 @@ impl KeyVisitor<'_, '_> {
     fn key<E: de::Error>(self, key: String) -> Result<String, E> {
         if self.seen.contains_key(&key) {
             let mut p = self.st.pointer.clone();
-            super::jsondiff::push_token(&mut p, &key);
+            crate::json::pointer::push_token(&mut p, &key);
             return Err(self.st.refuse(YamlRefusal::Duplicate(p)));
         }
         Ok(key)
@@ -820,7 +820,7 @@ impl<'de> de::Visitor<'de> for LiteralMap<'_, '_> {
             match self.map.get(&key) {
                 Some(shape) => {
                     let len = self.st.pointer.len();
-                    super::jsondiff::push_token(&mut self.st.pointer, &key);
+                    crate::json::pointer::push_token(&mut self.st.pointer, &key);
                     map.next_value_seed(LiteralSeed {
                         shape,
                         st: &mut *self.st,
@@ -1065,7 +1065,7 @@ fn toml_table(
     let mut out = Map::new();
     for (k, v) in table {
         let len = pointer.len();
-        super::jsondiff::push_token(pointer, k.get_ref());
+        crate::json::pointer::push_token(pointer, k.get_ref());
         let value = toml_value(text, v, pointer, depth)?;
         pointer.truncate(len);
         out.insert(k.get_ref().to_string(), value);
@@ -1150,7 +1150,7 @@ fn toml_value(
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
-    use crate::drift::jsondiff::{self, Op};
+    use crate::json::{self, diff::Op};
     use serde_json::json;
 
     fn ok(text: &str, format: Format) -> Value {
@@ -1224,14 +1224,14 @@ mod tests {
     fn changed_value_is_one_change_at_its_pointer() {
         let before = ok(YAML, Format::Yaml);
         let after = ok(&YAML.replace("host: h", "host: evil"), Format::Yaml);
-        let d = jsondiff::diff(&before, &after);
+        let d = json::diff::diff(&before, &after);
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].pointer, "/db/host");
         assert_eq!(d[0].op, Op::Changed);
         assert_eq!(d[0].after, Some(json!("evil")));
         let before = ok(TOML, Format::Toml);
         let after = ok(&TOML.replace("8080", "8081"), Format::Toml);
-        let d = jsondiff::diff(&before, &after);
+        let d = json::diff::diff(&before, &after);
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].pointer, "/port");
     }

@@ -5,7 +5,7 @@ use super::change::{Change, ChangeKind, Field};
 use super::entry::{EntryKind, TreeEntry};
 use super::rules::{Attr, Rules};
 use super::tree::{Problem, prefix_sha256};
-use crate::stamp::path;
+use crate::files::path;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;

@@ -52,7 +52,7 @@ impl EntryKind {
 ///
 /// `path` is relative to the target, `/`-separated, never empty except for
 /// the target directory itself (which is not an entry), without `.` or
-/// `..` components (see [`crate::stamp::path::check`]); it may be any bytes
+/// `..` components (see [`crate::files::path::check`]); it may be any bytes
 /// but `/` and NUL in a component (non-UTF-8 names are kept exactly).
 /// Directories carry type, mode and owner only (no size, no hash), so that
 /// adding a file is one change, not two.

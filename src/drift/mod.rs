@@ -4,12 +4,9 @@
 
 pub mod change;
 pub mod config;
-pub mod defdiff;
 pub mod dirdiff;
 pub mod entry;
 pub mod error;
-pub mod jsondiff;
-pub mod mcp;
 pub mod mtree;
 pub mod record;
 pub mod rules;

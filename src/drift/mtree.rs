@@ -35,7 +35,7 @@
 //!   full path whose parent it has not seen. Export refuses
 //!   ([`std::io::ErrorKind::InvalidInput`]) an entry whose parent is not a
 //!   directory entry, a duplicate path, a path that
-//!   [`crate::stamp::path::check`] rejects, a file without `size` or
+//!   [`crate::files::path::check`] rejects, a file without `size` or
 //!   `sha256`, and a symlink without `link`.
 //!
 //! # What `mtree -f SPEC -p DIR` then checks, and what it does not
@@ -84,18 +84,18 @@
 //! # Bounds
 //! [`Limits::DEFAULT`]: a logical line (after joining continuations) of at
 //! most 64 KiB, 10,000,000 entries, [`MAX_COMPONENTS`] (2,048) path
-//! components, paths of at most [`crate::stamp::path::MAX_PATH_BYTES`]
+//! components, paths of at most [`crate::files::path::MAX_PATH_BYTES`]
 //! each and 1 GiB in all (nested specs make paths longer than their
 //! lines). Crossing one is its own error. A spec with no entry and no `.`
 //! line (empty, or only comments) is refused (`mtree_empty`). Every spec
 //! export writes is within these bounds. No input makes import panic.
 
 use super::entry::{EntryKind, TreeEntry};
-use crate::stamp::path::{self, PathProblem};
+use crate::files::path::{self, PathProblem};
 use std::io::{self, Write};
 
 /// Most components of one path: as many as a path of
-/// [`crate::stamp::path::MAX_PATH_BYTES`] bytes can have (`a/a/…/a`), so
+/// [`crate::files::path::MAX_PATH_BYTES`] bytes can have (`a/a/…/a`), so
 /// import takes every path that a snapshot holds and export writes.
 pub const MAX_COMPONENTS: usize = path::MAX_PATH_BYTES / 2;
 

@@ -191,7 +191,7 @@ impl Rules {
         let bytes = crate::jcs::to_canonical_vec(&self.to_json()).unwrap_or_default();
         format!(
             "sha256:{}",
-            crate::hex::encode(&crate::stamp::entry::sha256(&bytes))
+            crate::hex::encode(&crate::files::sha256(&bytes))
         )
     }
 

@@ -6,11 +6,8 @@
 
 use super::change::{self, Change, ChangeKind, Field};
 use super::config;
-use super::defdiff::{self, ItemChangeKind, ItemKind};
 use super::dirdiff;
 use super::error::{DriftError, TargetProblem};
-use super::jsondiff;
-use super::mcp;
 use super::record::{
     self, AcceptBody, Baseline, CheckBody, CheckResult, Counts, History, SnapshotBody,
 };
@@ -18,6 +15,9 @@ use super::rules::{Rules, RulesSpec};
 use super::snapshot::{self, Items, McpItem, Snapshot, TargetKind};
 use super::tree::{self, Problem};
 use crate::chain::TrustedKeys;
+use crate::json::{self, pointer};
+use crate::mcp;
+use crate::mcp::defdiff::{self, ItemChangeKind, ItemKind};
 use crate::note::SignerKey;
 use crate::{Error, Result};
 use serde::Serialize;
@@ -158,8 +158,8 @@ fn unchecked(problems: &[Problem]) -> Vec<Unchecked> {
         .iter()
         .map(|p| Unchecked {
             path: std::str::from_utf8(&p.path)
-                .map_or_else(|_| crate::stamp::path::display(&p.path), str::to_owned),
-            path_b64: crate::stamp::path::to_json(&p.path).1,
+                .map_or_else(|_| crate::files::path::display(&p.path), str::to_owned),
+            path_b64: crate::files::path::to_json(&p.path).1,
             reason: p.problem.code(),
             message: p.problem.to_string(),
         })
@@ -350,11 +350,11 @@ fn item_kind(kind: &str) -> Option<ItemKind> {
     })
 }
 
-fn op_kind(op: jsondiff::Op) -> ChangeKind {
+fn op_kind(op: json::diff::Op) -> ChangeKind {
     match op {
-        jsondiff::Op::Added => ChangeKind::Added,
-        jsondiff::Op::Removed => ChangeKind::Removed,
-        jsondiff::Op::Changed => ChangeKind::Changed,
+        json::diff::Op::Added => ChangeKind::Added,
+        json::diff::Op::Removed => ChangeKind::Removed,
+        json::diff::Op::Changed => ChangeKind::Changed,
     }
 }
 
@@ -373,7 +373,7 @@ fn keyed_change(item: String, kind: ChangeKind, fields: Vec<Field>) -> Change {
 }
 
 fn config_changes(a: &Value, b: &Value) -> Vec<Change> {
-    jsondiff::diff(a, b)
+    json::diff::diff(a, b)
         .into_iter()
         .map(|c| {
             let item = if c.pointer.is_empty() {
@@ -432,7 +432,7 @@ fn mcp_changes(
                     after: f.after.clone(),
                     reason: Some(f.reason.to_owned()),
                     severity: Some(severity_text(f.severity).to_owned()),
-                    words: f.words.as_deref().map(jsondiff::render_words),
+                    words: f.words.as_deref().map(json::diff::render_words),
                 })
                 .collect();
             let mut ch = keyed_change(item, ck, fields);
@@ -451,7 +451,7 @@ fn mcp_changes(
     let (ia, ib) = (text(base_meta), text(now_meta));
     if ia != ib {
         let words = match (&ia, &ib) {
-            (Some(x), Some(y)) => Some(jsondiff::render_words(&jsondiff::word_diff(x, y))),
+            (Some(x), Some(y)) => Some(json::diff::render_words(&json::diff::word_diff(x, y))),
             _ => None,
         };
         let kind = match (&ia, &ib) {
@@ -475,7 +475,7 @@ fn mcp_changes(
     for (member, item) in [("server_info", "server:info"), ("era", "server:protocol")] {
         let (x, y) = (base_meta.get(member), now_meta.get(member));
         if !jsondiff_eq(x, y) {
-            let fields = jsondiff::diff(x.unwrap_or(&Value::Null), y.unwrap_or(&Value::Null))
+            let fields = json::diff::diff(x.unwrap_or(&Value::Null), y.unwrap_or(&Value::Null))
                 .into_iter()
                 .map(|c| Field {
                     severity: Some("low".into()),
@@ -500,7 +500,7 @@ fn mcp_changes(
 
 fn jsondiff_eq(a: Option<&Value>, b: Option<&Value>) -> bool {
     match (a, b) {
-        (Some(x), Some(y)) => jsondiff::json_eq(x, y),
+        (Some(x), Some(y)) => json::diff::json_eq(x, y),
         (None, None) => true,
         _ => false,
     }
@@ -1004,7 +1004,7 @@ fn apply_config(base: &Value, now: &Value, accept: &[&Change]) -> Value {
 }
 
 fn set_pointer(doc: &mut Value, ptr: &str, new: Option<Value>) {
-    let Some(tokens) = jsondiff::split_pointer(ptr) else {
+    let Some(tokens) = pointer::split_pointer(ptr) else {
         return;
     };
     let Some((last, parents)) = tokens.split_last() else {

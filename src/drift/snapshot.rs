@@ -15,7 +15,7 @@
 
 use super::entry::{EntryKind, TreeEntry};
 use super::error::DriftError;
-use crate::stamp::path;
+use crate::files::path;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -665,7 +665,7 @@ mod tests {
     fn read(snap: &Snapshot) -> Result<Snapshot> {
         let mut out = Vec::new();
         encode(&mut out, snap, Path::new("t")).unwrap();
-        let digest = digest_text(&crate::stamp::entry::sha256(&out));
+        let digest = digest_text(&crate::files::sha256(&out));
         parse(&out, &digest, 1, "mcp:srv", TargetKind::Mcp)
     }
 

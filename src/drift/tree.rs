@@ -3,15 +3,15 @@
 //!
 //! Each file is hashed through the handle it was opened as (`O_NOFOLLOW`)
 //! and compared, before and after the read, with what the walk saw
-//! ([`crate::stamp::walk::hash_file`]): a file replaced or modified while
+//! ([`crate::files::hash_file`]): a file replaced or modified while
 //! it was read is a problem reported for that path, never a silently torn
 //! hash. A file or directory that cannot be read is reported per path and
 //! the walk goes on; the caller decides the exit code.
 
 use super::entry::{EntryKind, TreeEntry};
 use super::rules::{Attr, Rules};
-use crate::stamp::path;
-use crate::stamp::walk::{FileProblem, hash_file, read_link};
+use crate::files::path;
+use crate::files::{FileProblem, hash_file, read_link};
 use rayon::prelude::*;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;

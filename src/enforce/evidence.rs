@@ -54,7 +54,7 @@ pub struct DecisionRecord {
     /// The arguments with secrets masked ([`super::redact`]); `null` when
     /// they are larger than [`MAX_REDACTED_BYTES`].
     pub arguments: serde_json::Value,
-    pub masked: Vec<super::redact::Masked>,
+    pub masked: Vec<crate::redact::Masked>,
     /// `allow`, `block`, or `cancelled` (the client withdrew the call
     /// before it was decided).
     pub decision: &'static str,

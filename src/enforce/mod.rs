@@ -5,10 +5,8 @@
 
 pub mod error;
 pub mod policy;
-pub mod redact;
 
 pub use error::{EnforceError, PolicyError, PolicyProblem};
 pub mod evidence;
 pub mod io;
-pub mod message;
 pub mod wrap;

@@ -11,7 +11,7 @@
 //!   the wrapper answers itself (`tools/list` from its vetted snapshot,
 //!   blocked calls, protocol errors) and a 2026-07-28 retry carrying the
 //!   wrapper's own `requestState`, from which it strips its own fields.
-//!   Every message forwarded was parsed first ([`super::message`]): no
+//!   Every message forwarded was parsed first ([`crate::mcp::message`]): no
 //!   duplicate member names, UTF-8, within the size limit; the policy
 //!   decides on the parsed value of exactly the bytes forwarded.
 //! - **Ids.** Pending requests are kept per direction by decoded id. A
@@ -45,9 +45,12 @@ use super::evidence::{
     OutcomeRecord, SessionRecord, Written,
 };
 use super::io::{Diag, Line, ServerStdin, Sink};
-use super::message::{self, Id, Invalid, Kind, code};
 use super::policy::{Action, Policy, RateState};
 use crate::chain::writer::SessionWriter;
+use crate::mcp::message::{self, Id, Invalid, Kind, code};
+use crate::mcp::protocol::{
+    META_CAPABILITIES as META_CAPS, META_VERSION, MODERN_VERSION as MODERN,
+};
 use crate::note::SignerKey;
 use crate::vet::gate::{self, VetOptions};
 use crate::vet::pins::PinState;
@@ -64,11 +67,6 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
-/// The protocol revision that removed the `initialize` handshake.
-pub const MODERN: &str = "2026-07-28";
-/// `_meta` keys of the 2026-07-28 revision.
-const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const META_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
 /// The `inputRequests` key of the wrapper's own approval question.
 const APPROVE_KEY: &str = "vouch.approve";
 /// How many anomalies a session records one by one (the rest are counted).
@@ -2068,7 +2066,7 @@ impl State {
         asked: Option<Asked>,
         forwarded: bool,
     ) -> Result<u64, String> {
-        let redacted = super::redact::redact(&call.args);
+        let redacted = crate::redact::redact(&call.args);
         let size = serde_json::to_vec(&redacted.value).map_or(usize::MAX, |v| v.len());
         let (arguments, masked) = if size <= super::evidence::MAX_REDACTED_BYTES {
             (redacted.value, redacted.masked)
@@ -2337,7 +2335,7 @@ impl State {
         if self.opts.tty && tty_available() {
             let tx = self.events.clone();
             let prompt = format!("{question} Arguments (redacted): {}\n[y/N] ", {
-                let r = super::redact::redact(&call.args);
+                let r = crate::redact::redact(&call.args);
                 let mut s = r.value.to_string();
                 if s.len() > 2000 {
                     let mut cut = 2000;
@@ -2347,7 +2345,7 @@ impl State {
                     s.truncate(cut);
                     s.push('…');
                 }
-                crate::stamp::path::display(s.as_bytes())
+                crate::files::path::display(s.as_bytes())
             });
             let ask_id = id.clone();
             let _ = std::thread::Builder::new()

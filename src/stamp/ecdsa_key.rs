@@ -413,7 +413,7 @@ mod tests {
         assert_eq!(&point[1..33], &x);
         assert_eq!(&point[33..], &y);
 
-        let pae = crate::stamp::dsse::pae("http://example.com/HelloWorld", b"hello world");
+        let pae = crate::dsse::pae("http://example.com/HelloWorld", b"hello world");
         let der = key.sign(&pae);
         let raw = Signature::from_der(&der).unwrap().to_bytes();
         let expected = base64::engine::general_purpose::STANDARD

@@ -14,7 +14,7 @@
 //! For a file, size and SHA-256 are its content's; for a symlink, they are
 //! its target's bytes (the link is never followed).
 
-use super::path;
+use crate::files::{path, sha256};
 use crate::merkle::Hash;
 use serde::{Deserialize, Serialize};
 
@@ -98,14 +98,6 @@ impl Entry {
     }
 }
 
-/// SHA-256 of bytes.
-pub fn sha256(data: &[u8]) -> Hash {
-    let d = ring::digest::digest(&ring::digest::SHA256, data);
-    let mut out = [0u8; 32];
-    out.copy_from_slice(d.as_ref());
-    out
-}
-
 /// An entry as a receipt line holds it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -159,7 +151,7 @@ impl EntryJson {
             _ => return Err(EntryProblem::Target),
         };
         if let Some(t) = &target
-            && (t.len() as u64 != self.size || self::sha256(t) != sha256)
+            && (t.len() as u64 != self.size || crate::files::sha256(t) != sha256)
         {
             return Err(EntryProblem::LinkMismatch);
         }

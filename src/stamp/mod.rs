@@ -4,7 +4,7 @@
 //! 6962 Merkle tree over domain-separated leaves (path, type, size,
 //! SHA-256: [`entry`]), and signs one statement over the root, the file
 //! count and the run's metadata: an in-toto Statement v1 in a DSSE
-//! envelope ([`statement`], [`dsse`]), signed with the stamping key (the
+//! envelope ([`statement`], [`crate::dsse`]), signed with the stamping key (the
 //! chain's Ed25519 key). Optionally, one RFC 3161 token per run covers the
 //! signature bytes, and the statement is recorded as a `stamp` record in a
 //! chain log, covered at once by a new signed checkpoint. The receipt
@@ -32,14 +32,12 @@
 //! KiB each); files are hashed in 1 MiB chunks; a file is never followed
 //! through a symlink, nor read outside the base on verify.
 
-pub mod dsse;
 pub mod ecdsa_key;
 pub mod entry;
 pub mod error;
 pub mod export;
 pub mod extract;
 pub mod minisign;
-pub mod path;
 pub mod receipt;
 pub mod run;
 pub mod sigstore;

@@ -9,10 +9,10 @@
 //! tree (which proves every file's inclusion at once). An extracted
 //! per-file proof (`stamp extract`) holds one entry and its audit path.
 
-use super::dsse::Envelope;
 use super::entry::{Entry, EntryJson, EntryProblem};
-use super::path;
 use super::walk::LeftOut;
+use crate::dsse::Envelope;
+use crate::files::path;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Write};

@@ -9,7 +9,6 @@
 //!    it. A TSA failure aborts before anything is appended;
 //! 4. write the receipt (atomically), with the chain receipt of the record.
 
-use super::dsse::{self, Envelope};
 use super::entry::{self, Entry};
 use super::receipt::{self, Covers, Header, LeftOutJson, SigstoreSignature, Timestamp};
 use super::statement::{
@@ -18,6 +17,7 @@ use super::statement::{
 };
 use super::walk::{self, LeftOut, Skipped};
 use crate::chain::record::KIND_STAMP;
+use crate::dsse::{self, Envelope};
 use crate::note::SignerKey;
 use crate::tsa::TrustStore;
 use crate::{Error, Result};
@@ -158,7 +158,7 @@ fn check_output(
 fn resolve(base: &Path, paths: &[PathBuf]) -> Result<Vec<Option<Vec<u8>>>> {
     let mut out = Vec::with_capacity(paths.len());
     for p in paths {
-        let rel = super::path::relative_to(base, p)
+        let rel = crate::files::path::relative_to(base, p)
             .map_err(|e| Error::Usage(format!("{}: cannot be stamped: {e}", p.display())))?;
         out.push(rel);
     }
@@ -222,7 +222,7 @@ fn collect(opts: &mut StampOptions<'_>) -> Result<Collected> {
                 .iter()
                 .map(|r| {
                     let (p, b) = match &r.path {
-                        Some(p) => super::path::to_json(p),
+                        Some(p) => crate::files::path::to_json(p),
                         None => (None, None),
                     };
                     InputJson {
@@ -250,8 +250,11 @@ fn collect(opts: &mut StampOptions<'_>) -> Result<Collected> {
             tee,
             mut reader,
         } => {
-            super::path::check(&name).map_err(|e| {
-                Error::Usage(format!("--name {:?}: {e}", super::path::display(&name)))
+            crate::files::path::check(&name).map_err(|e| {
+                Error::Usage(format!(
+                    "--name {:?}: {e}",
+                    crate::files::path::display(&name)
+                ))
             })?;
             if let Some(t) = &tee {
                 check_output(opts, "--tee", t, opts.out.as_deref())?;
@@ -264,7 +267,7 @@ fn collect(opts: &mut StampOptions<'_>) -> Result<Collected> {
                 None => None,
             };
             let (size, sha256) = hash_stream(&mut *reader, tee_file)?;
-            let (p, b) = super::path::to_json(&name);
+            let (p, b) = crate::files::path::to_json(&name);
             Ok(Collected {
                 entries: vec![Entry {
                     path: name.into_boxed_slice(),
@@ -341,7 +344,7 @@ fn sign(
                 .excluded
                 .iter()
                 .map(|p| {
-                    let (path, path_b64) = super::path::to_json(p);
+                    let (path, path_b64) = crate::files::path::to_json(p);
                     InputJson {
                         path,
                         path_b64,
@@ -358,7 +361,7 @@ fn sign(
             sigstore_key: opts
                 .export_signer
                 .as_ref()
-                .map(|s| crate::hex::encode(&entry::sha256(&s.spki_der))),
+                .map(|s| crate::hex::encode(&crate::files::sha256(&s.spki_der))),
             tool: concat!("vouch/", env!("CARGO_PKG_VERSION")).into(),
         },
     };
@@ -386,7 +389,7 @@ fn sign(
         (Some((url, roots)), true) => {
             let (token, verified) = crate::tsa::timestamp_data(url, covered, roots)?;
             let gen_time = verified.gen_time().to_rfc3339();
-            token_sha256 = Some(entry::sha256(&token));
+            token_sha256 = Some(crate::files::sha256(&token));
             (
                 Some(Timestamp {
                     token: b64(&token),
@@ -422,7 +425,7 @@ pub fn stamp(mut opts: StampOptions<'_>) -> Result<StampOutcome> {
         return Err(Error::Usage(match c.left_out.first() {
             Some(l) => format!(
                 "nothing was stamped: {}: {}",
-                super::path::display(&l.path),
+                crate::files::path::display(&l.path),
                 l.problem
             ),
             None => "nothing to stamp: no files were found".into(),
@@ -439,10 +442,11 @@ pub fn stamp(mut opts: StampOptions<'_>) -> Result<StampOutcome> {
         written.push(crate::chain::tree::cache_path(log));
     }
     for w in &written {
-        if let Ok(Some(rel)) = super::path::relative_to(&opts.base, w)
-            && c.dirs
-                .iter()
-                .any(|d| d.as_deref().is_none_or(|d| super::path::is_within(&rel, d)))
+        if let Ok(Some(rel)) = crate::files::path::relative_to(&opts.base, w)
+            && c.dirs.iter().any(|d| {
+                d.as_deref()
+                    .is_none_or(|d| crate::files::path::is_within(&rel, d))
+            })
         {
             c.entries.retain(|e| *e.path != *rel);
             if !c.excluded.contains(&rel) {
@@ -486,7 +490,7 @@ pub fn stamp(mut opts: StampOptions<'_>) -> Result<StampOutcome> {
                 let mut body = serde_json::Map::new();
                 body.insert(
                     "statement".into(),
-                    crate::hex::encode(&entry::sha256(&s.payload)).into(),
+                    crate::hex::encode(&crate::files::sha256(&s.payload)).into(),
                 );
                 body.insert("root".into(), crate::hex::encode(&root).into());
                 body.insert("count".into(), (c.entries.len() as u64).into());
@@ -619,7 +623,7 @@ impl StampOutcome {
                 .skipped
                 .iter()
                 .map(|s| SkippedJson {
-                    path: super::path::display(&s.path),
+                    path: crate::files::path::display(&s.path),
                     kind: s.kind.to_string(),
                 })
                 .collect(),

@@ -38,7 +38,7 @@
 //! `@sigstore/verify` 4.1.3 verifies the DSSE signature with Node's
 //! `crypto.verify` and no digest argument, so it takes ECDSA P-256
 //! (SHA-256, DER signature) and pure Ed25519 over the PAE (as
-//! [`super::dsse::sign_dsse`] makes); both are exercised against it in
+//! [`crate::dsse::sign_dsse`] makes); both are exercised against it in
 //! `tests/sigstore_export.rs`. cosign v3 cannot verify Ed25519 keys (it
 //! uses Ed25519ph; cosign PR #5074), so P-256 ([`super::ecdsa_key`]) is
 //! the key type for an export meant for cosign.
@@ -49,7 +49,7 @@
 //! told to need none. The key `hint` is not authenticated; the verifier's key
 //! finder decides which key it names.
 
-use super::dsse::{Envelope, Signature};
+use crate::dsse::{Envelope, Signature};
 use crate::tsa::asn1::{self, TAG_INTEGER, TAG_OID, TAG_SEQUENCE};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -473,7 +473,7 @@ mod tests {
     #[test]
     fn bundle_json_has_the_v03_shape() {
         let b = bundle(
-            super::super::dsse::IN_TOTO_PAYLOAD_TYPE,
+            crate::dsse::IN_TOTO_PAYLOAD_TYPE,
             b"{}",
             &[1, 2],
             "",

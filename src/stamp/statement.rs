@@ -6,7 +6,7 @@
 //! `application/vnd.in-toto+json`), signed over the DSSE PAE.
 
 use super::entry::{Entry, LEAF_SCHEME};
-use super::path;
+use crate::files::path;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -2,14 +2,15 @@
 //! proof) proves about the files under a base directory. See the module
 //! docs of [`super`] for what is and is not proven.
 
-use super::dsse;
 use super::entry::{Entry, EntryType};
 use super::error::StampError;
-use super::path;
 use super::receipt::{self, Covers, Header, LeftOutJson};
 use super::statement::{self, PAYLOAD_TYPE, Statement, SubjectMode};
-use super::walk::{self, FileProblem};
+use super::walk;
 use crate::chain::TrustedKeys;
+use crate::dsse;
+use crate::files::FileProblem;
+use crate::files::path;
 use crate::tsa::TrustStore;
 use crate::{Error, Result};
 use base64::Engine;
@@ -249,7 +250,7 @@ pub struct OpenedStatement {
 /// a statement whose signer is that signature's key, and the signature
 /// judged by the trust path ([`crate::chain::trust::open_statement`]).
 pub fn open_envelope(
-    env: &super::dsse::Envelope,
+    env: &crate::dsse::Envelope,
     keys: &TrustedKeys,
 ) -> std::result::Result<OpenedStatement, StampError> {
     if env.payload_type != PAYLOAD_TYPE {
@@ -516,7 +517,7 @@ fn check_sigstore(h: &Header, st: &Statement, pae: &[u8]) -> Option<Check> {
     let checked = super::ecdsa_key::spki_from_pem(s.public_key.as_bytes())
         .and_then(|spki| super::ecdsa_key::verify(&spki, pae, &sig).map(|()| spki));
     match checked {
-        Ok(spki) if crate::hex::encode(&super::entry::sha256(&spki)) == *pinned => {
+        Ok(spki) if crate::hex::encode(&crate::files::sha256(&spki)) == *pinned => {
             Some(Check::Verified {
                 detail: "ECDSA P-256 signature by the key the statement pins".into(),
             })
@@ -656,7 +657,7 @@ fn check_chain(h: &Header, st: &Statement, payload: &[u8], opts: &StampVerifyOpt
         Ok(b) => b,
         Err(_) => return Check::failed(StampError::ChainRecord("the record body is not JSON")),
     };
-    let want = crate::hex::encode(&super::entry::sha256(payload));
+    let want = crate::hex::encode(&crate::files::sha256(payload));
     if body.get("statement").and_then(|v| v.as_str()) != Some(want.as_str()) {
         return Check::failed(StampError::ChainRecord("it names another statement"));
     }
@@ -670,7 +671,7 @@ fn check_chain(h: &Header, st: &Statement, payload: &[u8], opts: &StampVerifyOpt
         .timestamp
         .as_ref()
         .and_then(|t| b64d(&t.token))
-        .map(|t| crate::hex::encode(&super::entry::sha256(&t)));
+        .map(|t| crate::hex::encode(&crate::files::sha256(&t)));
     match (body.get("token").and_then(|v| v.as_str()), token.as_deref()) {
         (Some(a), Some(b)) if a != b => {
             return Check::failed(StampError::ChainRecord("it names another time-stamp token"));
@@ -765,14 +766,14 @@ fn check_one(base: &Path, e: &Entry, follow: bool) -> FileReport {
             },
         },
         EntryType::File => {
-            let mut hashed = walk::hash_file(&abs, false, None);
+            let mut hashed = crate::files::hash_file(&abs, false, None);
             if let Err(FileProblem::Changed("replaced by a symlink")) = hashed
                 && follow
             {
                 // A file stamped through a symlink (--follow-symlinks) is
                 // followed only to a file inside the base.
                 hashed = match std::fs::canonicalize(&abs) {
-                    Ok(c) if c.starts_with(base) => walk::hash_file(&c, false, None),
+                    Ok(c) if c.starts_with(base) => crate::files::hash_file(&c, false, None),
                     _ => Err(FileProblem::Special(crate::fs::FileKind::Other)),
                 };
                 if let Err(FileProblem::Special(_)) = hashed {

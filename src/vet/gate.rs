@@ -32,7 +32,7 @@ use super::record::{
     ToolVerdict, VerdictBody, digest_of, text_digest,
 };
 use super::scan::{Finding, Ruleset, Severity, blocks};
-use crate::drift::defdiff::{ItemKind, semantic_hash};
+use crate::mcp::defdiff::{ItemKind, semantic_hash};
 use serde_json::Value;
 
 /// How vetting judges.
@@ -84,7 +84,7 @@ pub fn listing_digest(tools: &[(String, Value)]) -> String {
     for (name, def) in tools {
         h.update((name.len() as u64).to_be_bytes());
         h.update(name.as_bytes());
-        h.update(crate::drift::defdiff::full_hash(def));
+        h.update(crate::mcp::defdiff::full_hash(def));
     }
     format!("sha256:{}", crate::hex::encode(&h.finalize()))
 }

@@ -20,8 +20,4 @@ pub mod record;
 pub mod report;
 pub mod review;
 pub mod scan;
-/// Recognising `vouch wrap` in a command line (it lives with the MCP client,
-/// which refuses to start the wrapper for any capability).
-pub use crate::drift::mcp::wrapped;
-
 pub use error::VetError;

@@ -50,7 +50,7 @@ impl Launch {
             h.update(a.as_bytes());
             argv.push(a.to_string_lossy().into_owned());
         }
-        let shown = crate::enforce::redact::redact(&Value::from(argv.clone())).value;
+        let shown = crate::redact::redact(&Value::from(argv.clone())).value;
         let argv = match shown {
             Value::Array(a) => a
                 .into_iter()
@@ -360,11 +360,11 @@ pub struct VerdictBody {
 }
 
 /// `sha256:` of a value's RFC 8785 form (the noncanonical fallback of
-/// [`crate::drift::defdiff::full_hash`] for what has none).
+/// [`crate::mcp::defdiff::full_hash`] for what has none).
 pub fn digest_of(v: &Value) -> String {
     format!(
         "sha256:{}",
-        crate::hex::encode(&crate::drift::defdiff::full_hash(v))
+        crate::hex::encode(&crate::mcp::defdiff::full_hash(v))
     )
 }
 
@@ -392,7 +392,7 @@ pub fn text_digest(text: &str) -> String {
 /// `sig`, in RFC 8785 form.
 fn signed_bytes(payload_type: &str, unsigned: &Value) -> Option<Vec<u8>> {
     let c = crate::jcs::to_canonical_vec(unsigned).ok()?;
-    Some(crate::stamp::dsse::pae(payload_type, &c))
+    Some(crate::dsse::pae(payload_type, &c))
 }
 
 /// A body with its `sig` member, ready to be a record; `None` when it has

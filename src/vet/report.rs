@@ -8,7 +8,7 @@
 use super::VetError;
 use super::record::{RulesetRef, digest_of};
 use super::scan::{Finding, Ruleset, Severity, blocks, flags};
-use super::wrapped::Wrapped;
+use crate::mcp::wrapped::Wrapped;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -196,7 +196,7 @@ pub fn scan_listing(
 }
 
 /// Most tools one saved listing may hold: the default bound on one live
-/// list ([`crate::drift::mcp::ListOptions::max_items`]).
+/// list ([`crate::mcp::ListOptions::max_items`]).
 pub const MAX_TOOLS: usize = 10_000;
 
 /// Most JSON values (scalars and containers) one saved listing may hold.

@@ -15,7 +15,7 @@ use super::record::{
     KIND_PIN, Launch, PIN_PAYLOAD_TYPE, PinBody, PinEvent, PinVia, PinnedText, PinnedTool, Reason,
     RecordedFinding, Reviewed, RulesetRef, Status, sign_body,
 };
-use crate::drift::defdiff::{FieldChange, ItemKind, diff_items};
+use crate::mcp::defdiff::{FieldChange, ItemKind, diff_items};
 use crate::note::SignerKey;
 use crate::{Error, Result};
 use serde::Serialize;
@@ -495,7 +495,7 @@ mod tests {
             "{at:?}"
         );
         let d = fields.iter().find(|f| f.pointer == "/description").unwrap();
-        let words = crate::drift::jsondiff::render_words(d.words.as_ref().unwrap());
+        let words = crate::json::diff::render_words(d.words.as_ref().unwrap());
         assert!(words.contains("10000"), "{words}");
         let m = fields
             .iter()

@@ -774,10 +774,6 @@ fn around(s: &str, at: usize, len: usize, radius: usize) -> &str {
     &s[start..end]
 }
 
-fn escape_pointer_token(k: &str) -> String {
-    k.replace('~', "~0").replace('/', "~1")
-}
-
 /// Words of a name: split at non-alphanumerics and camelCase humps, lower case.
 fn split_words(name: &str) -> Vec<String> {
     let mut words = Vec::new();
@@ -918,8 +914,7 @@ impl<'r> Scan<'r> {
             Value::Object(map) => {
                 for (k, x) in map {
                     let len = ptr.len();
-                    ptr.push('/');
-                    ptr.push_str(&escape_pointer_token(k));
+                    crate::json::pointer::push_token(ptr, k);
                     self.string(k, ptr);
                     if props_map && !self.oversized {
                         self.property(k, x, ptr);

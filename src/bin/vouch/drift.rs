@@ -420,7 +420,7 @@ fn summary_line(rep: &run::CheckReport) -> String {
 /// show it: `\\`, control characters and non-UTF-8 bytes escaped (§16.1),
 /// so a file name cannot move the cursor or fake a line.
 fn esc(s: &str) -> String {
-    vouch::stamp::path::display(s.as_bytes())
+    vouch::files::path::display(s.as_bytes())
 }
 
 /// A change's item: the raw bytes when the path is not UTF-8.
@@ -431,7 +431,7 @@ fn item_text(c: &Change) -> String {
         .as_deref()
         .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
     {
-        Some(raw) => vouch::stamp::path::display(&raw),
+        Some(raw) => vouch::files::path::display(&raw),
         None => esc(&c.item),
     }
 }

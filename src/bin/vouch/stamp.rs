@@ -193,7 +193,7 @@ fn make(args: MakeArgs) -> ExitCode {
             }
             let name = match (&args.name, &args.tee) {
                 (Some(n), _) => n.as_bytes().to_vec(),
-                (None, Some(t)) => vouch::stamp::path::relative_to(&base, t)
+                (None, Some(t)) => vouch::files::path::relative_to(&base, t)
                     .ok()
                     .flatten()
                     .ok_or_else(|| {
@@ -294,14 +294,14 @@ fn make(args: MakeArgs) -> ExitCode {
     for s in &outcome.skipped {
         eprintln!(
             "vouch: warning: {}: skipped ({})",
-            vouch::stamp::path::display(&s.path),
+            vouch::files::path::display(&s.path),
             s.kind
         );
     }
     for l in &outcome.left_out {
         eprintln!(
             "vouch: error: {}: not stamped: {}",
-            vouch::stamp::path::display(&l.path),
+            vouch::files::path::display(&l.path),
             l.problem
         );
     }
@@ -469,7 +469,7 @@ fn extract(args: ExtractArgs) -> ExitCode {
         let given = args.file.as_os_str().as_bytes();
         let given = given.strip_prefix(b"./").unwrap_or(given);
         let found = loaded.find(given).or_else(|| {
-            vouch::stamp::path::relative_to(&base, &args.file)
+            vouch::files::path::relative_to(&base, &args.file)
                 .ok()
                 .flatten()
                 .and_then(|rel| loaded.find(&rel))
@@ -513,7 +513,7 @@ fn extract(args: ExtractArgs) -> ExitCode {
                     );
                     return Ok(EXIT_REJECTED);
                 }
-                let file = vouch::stamp::path::under(&base, &entry.path);
+                let file = vouch::files::path::under(&base, &entry.path);
                 let comment = vouch::stamp::export::minisign_comment(p, entry, None);
                 let sig = vouch::stamp::export::minisign_signature(&key, &file, entry, &comment)?;
                 vouch::chain::keys::write_new_file(&args.out, sig.as_bytes(), 0o644)?;

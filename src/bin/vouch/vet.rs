@@ -10,11 +10,11 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use vouch::chain::keys;
-use vouch::drift::mcp::{self, ServerSpec};
+use vouch::mcp::{self, ServerSpec, wrapped};
 use vouch::vet::report::{Sarif, ScanReport, ServerScan, Verdict, parse_saved, scan_listing};
 use vouch::vet::review::{self, Action, ChangeKind, Review};
 use vouch::vet::scan::{Finding, Ruleset, Severity};
-use vouch::vet::{VetError, pins, wrapped};
+use vouch::vet::{VetError, pins};
 
 const SCAN_HELP: &str = "\
 Scans MCP tool definitions with vouch's ruleset, the same scan `vouch wrap`
@@ -252,7 +252,7 @@ pub fn scan(a: ScanArgs) -> ExitCode {
 /// wrap` command line is scanned through the server it wraps (which
 /// inherits the entry's environment and working directory, as it would
 /// from the wrapper), and any other command line that runs vouch is not
-/// started (`vouch::vet::wrapped`).
+/// started (`vouch::mcp::wrapped`).
 fn scan_server(
     name: &str,
     source: &str,
@@ -563,10 +563,10 @@ fn render_review(r: &Review) -> String {
             ));
         }
         if let (Some(b), Some(a)) = (&i.before, &i.after) {
-            let ops = vouch::drift::jsondiff::word_diff(b, a);
+            let ops = vouch::json::diff::word_diff(b, a);
             out.push_str(&format!(
                 "    {}\n",
-                visible(&vouch::drift::jsondiff::render_words(&ops))
+                visible(&vouch::json::diff::render_words(&ops))
             ));
         } else if let Some(a) = &i.after {
             out.push_str(&format!("    text: {}\n", visible(a)));
@@ -597,7 +597,7 @@ fn render_review(r: &Review) -> String {
                 Some(w) => format!(
                     "{}: {}",
                     f.pointer,
-                    visible(&vouch::drift::jsondiff::render_words(w))
+                    visible(&vouch::json::diff::render_words(w))
                 ),
                 None => format!(
                     "{}: {} -> {}",

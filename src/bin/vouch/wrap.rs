@@ -156,13 +156,13 @@ pub fn run(a: WrapArgs) -> ExitCode {
 #[cfg(test)]
 mod tests {
     //! `vouch scan` recognises `vouch wrap` command lines without starting
-    //! them (`vouch::vet::wrapped`), with a parser of its own: these tests
+    //! them (`vouch::mcp::wrapped`), with a parser of its own: these tests
     //! hold it to this file's clap definition.
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::WrapArgs;
     use clap::{Args, Command, FromArgMatches};
-    use vouch::vet::wrapped::{self, SWITCHES, VALUE_OPTIONS};
+    use vouch::mcp::wrapped::{self, SWITCHES, VALUE_OPTIONS};
 
     fn command() -> Command {
         WrapArgs::augment_args(Command::new("wrap").no_binary_name(true))

@@ -120,20 +120,8 @@ fn step<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
 }
 
 fn unescape(raw: &str) -> Result<String, String> {
-    let mut out = String::with_capacity(raw.len());
-    let mut chars = raw.chars();
-    while let Some(c) = chars.next() {
-        if c == '~' {
-            match chars.next() {
-                Some('0') => out.push('~'),
-                Some('1') => out.push('/'),
-                _ => return Err("`~` must be followed by 0 or 1 (RFC 6901 §3)".to_owned()),
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    Ok(out)
+    crate::json::pointer::unescape_token(raw)
+        .ok_or_else(|| "`~` must be followed by 0 or 1 (RFC 6901 §3)".to_owned())
 }
 
 /// Every string value anywhere in `root` (object member names excluded),

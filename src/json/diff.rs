@@ -11,7 +11,8 @@
 //! | two different JSON types | one [`Op::Changed`] carrying both whole values |
 //!
 //! Pointers are RFC 6901 (`~` written `~0`, `/` written `~1`; `""` is the
-//! whole document). A [`Change`] holds the whole value that was added,
+//! whole document), built with [`super::pointer::push_token`]. A
+//! [`Change`] holds the whole value that was added,
 //! removed or replaced; for a changed scalar, both scalars.
 //!
 //! # Bounds
@@ -52,6 +53,7 @@
 //! return `\r`, others `\u{XXXX}`. The rendering is for people; markers in
 //! the text itself are not escaped.
 
+use super::pointer::push_token;
 use serde::Serialize;
 use serde_json::{Number, Value};
 
@@ -118,45 +120,6 @@ pub fn diff(before: &Value, after: &Value) -> Vec<Change> {
 /// replaces everything past [`MAX_CHANGES`].
 pub fn is_truncated(changes: &[Change]) -> bool {
     changes.len() > 1 && changes.last().is_some_and(|c| c.pointer.is_empty())
-}
-
-/// Appends one RFC 6901 reference token to `pointer`.
-pub fn push_token(pointer: &mut String, token: &str) {
-    pointer.push('/');
-    for c in token.chars() {
-        match c {
-            '~' => pointer.push_str("~0"),
-            '/' => pointer.push_str("~1"),
-            c => pointer.push(c),
-        }
-    }
-}
-
-/// The reference tokens of an RFC 6901 pointer, unescaped (`None` when
-/// it is not a pointer: non-empty without a leading `/`, or a bad `~`).
-pub fn split_pointer(pointer: &str) -> Option<Vec<String>> {
-    if pointer.is_empty() {
-        return Some(Vec::new());
-    }
-    let rest = pointer.strip_prefix('/')?;
-    rest.split('/')
-        .map(|t| {
-            let mut out = String::new();
-            let mut chars = t.chars();
-            while let Some(c) = chars.next() {
-                if c == '~' {
-                    match chars.next() {
-                        Some('0') => out.push('~'),
-                        Some('1') => out.push('/'),
-                        _ => return None,
-                    }
-                } else {
-                    out.push(c);
-                }
-            }
-            Some(out)
-        })
-        .collect()
 }
 
 struct Walk {
@@ -479,6 +442,7 @@ fn push_visible(out: &mut String, t: &str) {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+    use crate::json::pointer::split_pointer;
     use serde_json::json;
 
     fn ptrs(changes: &[Change]) -> Vec<(&str, Op)> {

@@ -80,15 +80,7 @@
 //! reader thread and the conversation. Pages and items per list are bounded
 //! by [`ListOptions::max_pages`] and [`ListOptions::max_items`].
 
-mod client;
-mod error;
-mod spec;
-mod transport;
-pub mod wrapped;
-
-pub use error::{CommandProblem, McpError, StderrTail};
-pub use spec::{ServerSpec, host_config_servers};
-
+use super::{McpError, ServerSpec, client, transport};
 use serde::Serialize;
 use serde_json::Value;
 use std::time::Duration;

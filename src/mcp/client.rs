@@ -2,28 +2,19 @@
 //! lists, all over one [`Transport`].
 
 use super::error::McpError;
+use super::message::{MAX_DEPTH, MAX_SAFE_INTEGER};
+use super::protocol::{
+    LEGACY_VERSION, LEGACY_VERSIONS, META_CAPABILITIES, META_CLIENT_INFO, META_SERVER_INFO,
+    META_VERSION, MODERN_VERSION,
+};
 use super::transport::{Event, RecvError, Transport};
 use super::{Era, ListOptions, Listing};
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-/// The modern revision vouch speaks.
-pub(crate) const MODERN_VERSION: &str = "2026-07-28";
-/// The legacy revision vouch asks for in `initialize`.
-pub(crate) const LEGACY_VERSION: &str = "2025-11-25";
-/// Legacy revisions vouch accepts from a server's `initialize` result.
-pub(crate) const LEGACY_VERSIONS: [&str; 4] =
-    ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
-/// Nesting allowed in one message (serde_json's own limit is 128).
-const MAX_DEPTH: u32 = 100;
 /// Listings made before the lists are declared unsettled.
 pub(crate) const MAX_ROUNDS: usize = 5;
-
-const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 /// JSON-RPC "Method not found".
 const METHOD_NOT_FOUND: i64 = -32601;
@@ -658,7 +649,6 @@ impl<'a> Session<'a> {
 /// written another way (`1.0`, `1E0`), within ±(2^53−1). vouch only sends
 /// integer ids, so anything else matches nothing.
 fn decode_id(id: &Value) -> Option<i64> {
-    const MAX_SAFE: i64 = (1 << 53) - 1;
     let Value::Number(n) = id else {
         return None;
     };
@@ -666,13 +656,13 @@ fn decode_id(id: &Value) -> Option<i64> {
         Some(v) => v,
         None => {
             let f = n.as_f64()?;
-            if f.fract() != 0.0 || f.abs() > MAX_SAFE as f64 {
+            if f.fract() != 0.0 || f.abs() > MAX_SAFE_INTEGER as f64 {
                 return None;
             }
             f as i64
         }
     };
-    (v.abs() <= MAX_SAFE).then_some(v)
+    (v.abs() <= MAX_SAFE_INTEGER).then_some(v)
 }
 
 /// UTF-8, then JSON without duplicate names or numbers RFC 8785 would

@@ -20,6 +20,10 @@
 //! # What is not checked
 //! Which signature belongs to whom: `keyid` is a hint only and is not
 //! authenticated by anything in the envelope.
+//!
+//! # Who uses it
+//! `stamp` (statements, receipts, Sigstore bundle exports, ECDSA export
+//! keys) and `vet` (the PAE a vet statement's signature covers).
 
 use crate::note::{SignerKey, VerifierKey};
 use base64::Engine;
