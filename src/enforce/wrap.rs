@@ -254,7 +254,7 @@ struct State {
     evidence: Evidence,
     /// Highest durable ticket; `None` once a write failed.
     durable: Option<u64>,
-    evidence_failure: Option<String>,
+    evidence_failure: Option<super::EvidenceFailure>,
     outbox: VecDeque<Out>,
     to_client: Sink,
     to_child: ServerStdin,
@@ -888,8 +888,8 @@ impl State {
         });
         let result = self.evidence.finish();
         // Whatever waited for durability can go now (or is replaced).
-        if let Err(message) = &result {
-            self.evidence_failure = Some(message.clone());
+        if let Err(failure) = &result {
+            self.evidence_failure = Some(failure.clone());
             self.durable = None;
         } else {
             self.durable = Some(u64::MAX);
@@ -906,9 +906,9 @@ impl State {
         self.to_client.close();
         match result {
             Ok(()) => Ok(code),
-            Err(message) => Err(super::EnforceError::Evidence {
+            Err(source) => Err(super::EnforceError::Evidence {
                 path: self.log.clone(),
-                message,
+                source,
             }
             .into()),
         }
@@ -1003,11 +1003,11 @@ impl State {
         }
     }
 
-    fn evidence_failed(&mut self, message: String) {
+    fn evidence_failed(&mut self, failure: super::EvidenceFailure) {
         self.durable = None;
         if self.evidence_failure.is_none() {
-            self.diag.say(format!("vouch wrap: the evidence log cannot be written ({message}); refusing every call from now on"));
-            self.evidence_failure = Some(message);
+            self.diag.say(format!("vouch wrap: the evidence log cannot be written ({failure}); refusing every call from now on"));
+            self.evidence_failure = Some(failure);
         }
     }
 
@@ -1034,9 +1034,9 @@ impl State {
                     *d = (*d).max(through);
                 }
             }
-            Written::Failed { through, message } => {
+            Written::Failed { through, failure } => {
                 let _ = through;
-                self.evidence_failed(message);
+                self.evidence_failed(failure);
                 self.durable = None;
             }
         }
@@ -2067,7 +2067,7 @@ impl State {
         reason: &str,
         asked: Option<Asked>,
         forwarded: bool,
-    ) -> Result<u64, String> {
+    ) -> Result<u64, super::EvidenceFailure> {
         let redacted = super::redact::redact(&call.args);
         let size = serde_json::to_vec(&redacted.value).map_or(usize::MAX, |v| v.len());
         let (arguments, masked) = if size <= super::evidence::MAX_REDACTED_BYTES {
