@@ -38,9 +38,14 @@ pub enum Error {
         expected: &'static str,
     },
     /// A combination of command-line arguments that clap cannot rule out
-    /// and that cannot be done as asked. Nothing else uses this variant.
+    /// and that cannot be done as asked. Only the binary builds this
+    /// variant; the library has a typed variant for each of its problems.
     #[error("{0}")]
     Usage(String),
+    /// A stamp, extract or export that cannot be done as asked, or a file
+    /// that does not hold the stamped bytes.
+    #[error(transparent)]
+    Stamp(crate::stamp::StampProblem),
     /// What was asked needs an option that was not given (e.g. an `s3://`
     /// target needs a retention, a `tsa:` target needs `--tsa-ca`).
     #[error("{needed_for} needs {option}")]
@@ -243,6 +248,7 @@ impl Error {
             | Error::Drift(_)
             | Error::NotATornRecord { .. } => true,
             Error::Vet(e) => e.is_rejection(),
+            Error::Stamp(p) => p.is_rejection(),
             Error::Io { .. }
             | Error::NotARegularFile { .. }
             | Error::TooLarge { .. }
@@ -287,6 +293,7 @@ impl Error {
             Error::TooLarge { .. } => "file_too_large",
             Error::InvalidTime { .. } => "invalid_time",
             Error::Usage(_) => "usage",
+            Error::Stamp(p) => p.code(),
             Error::MissingOption { .. } => "missing_option",
             Error::InvalidArgument { .. } => "invalid_argument",
             Error::Target { .. } => "invalid_target",

@@ -473,7 +473,14 @@ fn minisign_export_of_one_file_verifies_with_minisign() {
             "k",
         ],
     );
-    assert_eq!(o.status.code(), Some(2));
+    // The file does not hold what was stamped: rejected (exit 1).
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not the stamped ones"));
     assert!(!d.join("again.minisig").exists());
     // Another key than the stamp's is refused.
     ok(&vouch(

@@ -90,6 +90,8 @@ pub enum TargetProblem {
     RulesDiffer { given: String, baseline: String },
     #[error("no baseline for this target in the log (run `vouch drift snapshot` first)")]
     NoBaseline,
+    #[error("new --rules change what is compared: accept every difference (no --only)")]
+    RulesWithOnly,
     #[error("nothing matches --only {0:?}")]
     NoSuchChange(String),
     #[error("the log changed while the baseline was read; run the command again")]
@@ -110,6 +112,7 @@ impl TargetProblem {
             TargetProblem::Rules(_) => "bad_rules",
             TargetProblem::RulesDiffer { .. } => "rules_differ",
             TargetProblem::NoBaseline => "no_baseline",
+            TargetProblem::RulesWithOnly => "rules_with_only",
             TargetProblem::NoSuchChange(_) => "no_such_change",
             TargetProblem::Raced => "log_changed",
             TargetProblem::Config { code, .. } | TargetProblem::Mcp { code, .. } => code,

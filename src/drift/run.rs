@@ -846,9 +846,7 @@ pub fn accept(
         .as_ref()
         .is_some_and(|r| r.digest() != old_rules.digest());
     if rules_change && !only.is_empty() {
-        return Err(Error::Usage(
-            "new --rules change what is compared: accept every difference (no --only)".into(),
-        ));
+        return Err(target_err(&target.name, TargetProblem::RulesWithOnly));
     }
     let rules = new_rules.unwrap_or(old_rules);
     let now = take(&target, &rules, opts.progress)?;

@@ -75,8 +75,11 @@ pub enum EnforceError {
     Spawn { program: String, message: String },
     /// The evidence log could not be written: the wrapper refuses every
     /// call from then on (fail closed) and stops.
-    #[error("{}: the evidence log cannot be written: {message}", path.display())]
-    Evidence { path: PathBuf, message: String },
+    #[error("{}: the evidence log cannot be written: {source}", path.display())]
+    Evidence {
+        path: PathBuf,
+        source: EvidenceFailure,
+    },
     /// SIGTERM, SIGINT and SIGHUP could not be caught (the wrapper does not
     /// start without them: a stop would leave the session unsigned).
     #[error("cannot catch stop signals: {0}")]
@@ -91,5 +94,28 @@ impl EnforceError {
             EnforceError::Evidence { .. } => "evidence_unwritable",
             EnforceError::Signals(_) => "signals_unavailable",
         }
+    }
+}
+
+/// Why the evidence log stopped taking records. From then on the wrapper
+/// refuses every call (fail closed), and every later write reports this
+/// same first failure (hence shared, not re-made).
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum EvidenceFailure {
+    /// A record could not be encoded or appended: the log's own error.
+    #[error(transparent)]
+    Write(std::sync::Arc<crate::Error>),
+    /// fdatasync of the log failed: nothing after the last durable record
+    /// is known to be on disk.
+    #[error("fsync failed: {0}")]
+    Sync(std::sync::Arc<std::io::Error>),
+    /// The thread that syncs the log is gone.
+    #[error("the evidence sync thread has stopped")]
+    SyncStopped,
+}
+
+impl EvidenceFailure {
+    pub(crate) fn write(e: crate::Error) -> Self {
+        EvidenceFailure::Write(std::sync::Arc::new(e))
     }
 }

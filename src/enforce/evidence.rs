@@ -23,6 +23,7 @@
 //! next takes the lock counts as covering its records
 //! ([`SessionWriter`]).
 
+use super::EvidenceFailure;
 use crate::chain::writer::SessionWriter;
 use serde::Serialize;
 use std::sync::Arc;
@@ -121,12 +122,15 @@ pub enum Written {
     Durable { through: u64 },
     /// A sync failed; nothing after `through` is durable and nothing more
     /// will be.
-    Failed { through: u64, message: String },
+    Failed {
+        through: u64,
+        failure: EvidenceFailure,
+    },
 }
 
 enum Job {
     Sync(u64, std::fs::File),
-    Finish(Sender<Result<(), String>>),
+    Finish(Sender<Result<(), EvidenceFailure>>),
 }
 
 /// Settings of the writer.
@@ -157,7 +161,7 @@ pub struct Evidence {
     /// When the oldest record of this session that no checkpoint is known
     /// to cover was written.
     uncovered_since: Option<Instant>,
-    failed: Option<String>,
+    failed: Option<EvidenceFailure>,
 }
 
 impl Evidence {
@@ -186,17 +190,21 @@ impl Evidence {
     }
 
     /// Why the log cannot be written, once it cannot.
-    pub fn failure(&self) -> Option<&str> {
-        self.failed.as_deref()
+    pub fn failure(&self) -> Option<&EvidenceFailure> {
+        self.failed.as_ref()
     }
 
     /// Queues one record; returns its ticket. Nothing is written before
     /// [`Evidence::flush`].
-    pub fn queue<T: Serialize>(&mut self, kind: &'static str, body: &T) -> Result<u64, String> {
+    pub fn queue<T: Serialize>(
+        &mut self,
+        kind: &'static str,
+        body: &T,
+    ) -> Result<u64, EvidenceFailure> {
         if let Some(f) = &self.failed {
             return Err(f.clone());
         }
-        let value = to_value(body).map_err(|e| e.to_string())?;
+        let value = to_value(body).map_err(EvidenceFailure::write)?;
         let ticket = self.next_ticket;
         self.next_ticket += 1;
         self.queued.push((ticket, kind, value));
@@ -206,7 +214,7 @@ impl Evidence {
     /// Writes every queued record with one write (not yet synced: the sync
     /// thread does that) and a checkpoint when one is due; returns each
     /// record's (ticket, seq).
-    pub fn flush(&mut self) -> Result<Vec<(u64, u64)>, String> {
+    pub fn flush(&mut self) -> Result<Vec<(u64, u64)>, EvidenceFailure> {
         if self.queued.is_empty() {
             return Ok(Vec::new());
         }
@@ -235,9 +243,9 @@ impl Evidence {
                     .collect())
             }
             Err(e) => {
-                let message = e.to_string();
-                self.failed = Some(message.clone());
-                Err(message)
+                let failure = EvidenceFailure::write(e);
+                self.failed = Some(failure.clone());
+                Err(failure)
             }
         }
     }
@@ -261,7 +269,7 @@ impl Evidence {
     }
 
     /// Signs a checkpoint now if records are waiting for one.
-    pub fn checkpoint(&mut self) -> Result<(), String> {
+    pub fn checkpoint(&mut self) -> Result<(), EvidenceFailure> {
         if self.failed.is_some() || self.writer.uncovered() == 0 {
             return Ok(());
         }
@@ -276,24 +284,23 @@ impl Evidence {
                 Ok(())
             }
             Err(e) => {
-                let message = e.to_string();
-                self.failed = Some(message.clone());
-                Err(message)
+                let failure = EvidenceFailure::write(e);
+                self.failed = Some(failure.clone());
+                Err(failure)
             }
         }
     }
 
     /// Writes what is queued, signs a last checkpoint, syncs, and waits
     /// for the sync.
-    pub fn finish(&mut self) -> Result<(), String> {
+    pub fn finish(&mut self) -> Result<(), EvidenceFailure> {
         self.flush()?;
         self.checkpoint()?;
         let (tx, rx) = channel();
         if self.jobs.send(Job::Finish(tx)).is_err() {
-            return Err("the evidence sync thread has stopped".into());
+            return Err(EvidenceFailure::SyncStopped);
         }
-        rx.recv()
-            .unwrap_or_else(|_| Err("the evidence sync thread has stopped".into()))
+        rx.recv().unwrap_or(Err(EvidenceFailure::SyncStopped))
     }
 }
 
@@ -304,7 +311,7 @@ fn sync_loop<E>(
     wrap: fn(Written) -> E,
 ) {
     let mut durable = 0u64;
-    let mut failed: Option<String> = None;
+    let mut failed: Option<EvidenceFailure> = None;
     while let Ok(first) = jobs.recv() {
         let mut last: Option<(u64, std::fs::File)> = None;
         let mut finish = None;
@@ -316,9 +323,9 @@ fn sync_loop<E>(
         while let Ok(job) = jobs.try_recv() {
             take(job, &mut last);
         }
-        if let Some(message) = &failed {
+        if let Some(failure) = &failed {
             if let Some(done) = finish {
-                let _ = done.send(Err(message.clone()));
+                let _ = done.send(Err(failure.clone()));
             }
             continue;
         }
@@ -335,12 +342,12 @@ fn sync_loop<E>(
                     }
                 }
                 Err(e) => {
-                    let message = format!("fsync failed: {e}");
+                    let failure = EvidenceFailure::Sync(Arc::new(e));
                     let _ = report.send(wrap(Written::Failed {
                         through: durable,
-                        message: message.clone(),
+                        failure: failure.clone(),
                     }));
-                    failed = Some(message);
+                    failed = Some(failure);
                 }
             }
         }

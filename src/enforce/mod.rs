@@ -6,7 +6,7 @@
 pub mod error;
 pub mod policy;
 
-pub use error::{EnforceError, PolicyError, PolicyProblem};
+pub use error::{EnforceError, EvidenceFailure, PolicyError, PolicyProblem};
 pub mod evidence;
 pub mod io;
 pub mod wrap;

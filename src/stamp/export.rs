@@ -28,7 +28,7 @@ pub enum ExportProblem {
 }
 
 fn usage(e: ExportProblem) -> Error {
-    Error::Usage(format!("cannot export: {e}"))
+    Error::Stamp(super::StampProblem::Export(e))
 }
 
 /// The run's Sigstore bundle: the statement's DSSE envelope with the
@@ -110,10 +110,9 @@ pub fn minisign_signature(
     trusted_comment: &str,
 ) -> Result<String> {
     if entry.kind != super::entry::EntryType::File {
-        return Err(Error::Usage(format!(
-            "{}: a symlink has no content to sign",
-            entry.display()
-        )));
+        return Err(Error::Stamp(super::StampProblem::NoContent {
+            path: entry.display(),
+        }));
     }
     // Read once: hash and sign the same bytes, and refuse if they are not
     // the stamped ones.
@@ -144,13 +143,12 @@ pub fn minisign_signature(
     )
     .map_err(|e| match e {
         super::minisign::MinisignError::Read(io) => Error::io(file, io),
-        other => Error::Usage(other.to_string()),
+        other => Error::Stamp(super::StampProblem::Minisign(other)),
     })?;
     if tee.n != entry.size || tee.ctx.finish().as_ref() != entry.sha256 {
-        return Err(Error::Usage(format!(
-            "{}: its bytes are not the stamped ones; nothing signed",
-            file.display()
-        )));
+        return Err(Error::Stamp(super::StampProblem::NotTheStampedBytes {
+            path: file.to_path_buf(),
+        }));
     }
     Ok(sig)
 }
@@ -190,10 +188,9 @@ pub fn sigstore_trusted_root(
         .into_iter()
         .find(|der| Cert::from_der(der).is_ok_and(|c| c.subject == signer.issuer))
         .ok_or_else(|| {
-            Error::Usage(format!(
-                "cannot write the trusted root: the TSA certificate ({}) was not issued by a certificate of --tsa-ca",
-                signer.subject_text()
-            ))
+            Error::Stamp(super::StampProblem::TsaIssuer {
+                subject: signer.subject_text(),
+            })
         })?;
     let mut chain = crate::pem::encode("CERTIFICATE", &signer_der);
     chain.push_str(&crate::pem::encode("CERTIFICATE", &issuer));

@@ -27,10 +27,9 @@ pub fn load(receipt_path: &Path) -> Result<std::result::Result<Loaded, StampErro
         Err(p) => return Ok(Err(StampError::Receipt(p))),
     };
     if opened.header.extract.is_some() {
-        return Err(Error::Usage(format!(
-            "{}: is already a per-file proof; extract from the run's receipt",
-            receipt_path.display()
-        )));
+        return Err(Error::Stamp(super::StampProblem::AlreadyAProof {
+            path: receipt_path.to_path_buf(),
+        }));
     }
     let payload = match opened.header.envelope.decode_payload() {
         Ok(p) => p,
@@ -87,7 +86,7 @@ impl Loaded {
     /// Writes the per-file proof of entry `index` to `out`.
     pub fn write_extract(&self, index: usize, out: &Path) -> Result<()> {
         let hashes = crate::merkle::inclusion_proof(&self.leaves, index as u64)
-            .map_err(|e| Error::Usage(e.to_string()))?;
+            .map_err(|e| Error::Stamp(super::StampProblem::Proof(e)))?;
         let mut header = self.header.clone();
         header.entries = 1;
         header.left_out.clear();

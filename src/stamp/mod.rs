@@ -45,5 +45,6 @@ pub mod statement;
 pub mod verify;
 pub mod walk;
 
+pub use error::{StampError, StampProblem};
 pub use run::{ExportSigner, Input, StampOptions, StampOutcome, Subjects, stamp};
 pub use verify::{StampVerifyOptions, StampVerifyReport, verify};

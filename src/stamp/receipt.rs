@@ -144,10 +144,9 @@ impl Pending {
         if let Ok(m) = std::fs::symlink_metadata(out)
             && !(m.is_file() && is_receipt(out))
         {
-            return Err(Error::Usage(format!(
-                "--out {}: exists and is not a stamp receipt; not replaced",
-                out.display()
-            )));
+            return Err(Error::Stamp(super::StampProblem::NotAReceipt {
+                path: out.to_path_buf(),
+            }));
         }
         let dir = match out.parent() {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),

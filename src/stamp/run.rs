@@ -9,6 +9,7 @@
 //!    it. A TSA failure aborts before anything is appended;
 //! 4. write the receipt (atomically), with the chain receipt of the record.
 
+use super::StampProblem;
 use super::entry::{self, Entry};
 use super::receipt::{self, Covers, Header, LeftOutJson, SigstoreSignature, Timestamp};
 use super::statement::{
@@ -128,7 +129,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// log's tree cache, or the other output.
 fn check_output(
     opts: &StampOptions<'_>,
-    option: &str,
+    option: &'static str,
     out: &Path,
     other: Option<&Path>,
 ) -> Result<()> {
@@ -146,10 +147,11 @@ fn check_output(
     }
     for (what, g) in guarded {
         if same_file(out, &g) {
-            return Err(Error::Usage(format!(
-                "{option} {}: is {what}; nothing written",
-                out.display()
-            )));
+            return Err(Error::Stamp(StampProblem::OutputIsInput {
+                option,
+                path: out.to_path_buf(),
+                what,
+            }));
         }
     }
     Ok(())
@@ -158,8 +160,13 @@ fn check_output(
 fn resolve(base: &Path, paths: &[PathBuf]) -> Result<Vec<Option<Vec<u8>>>> {
     let mut out = Vec::with_capacity(paths.len());
     for p in paths {
-        let rel = crate::files::path::relative_to(base, p)
-            .map_err(|e| Error::Usage(format!("{}: cannot be stamped: {e}", p.display())))?;
+        let rel = crate::files::path::relative_to(base, p).map_err(|problem| {
+            Error::Stamp(StampProblem::Path {
+                path: p.clone(),
+                doing: "cannot be stamped: ",
+                problem,
+            })
+        })?;
         out.push(rel);
     }
     Ok(out)
@@ -250,11 +257,11 @@ fn collect(opts: &mut StampOptions<'_>) -> Result<Collected> {
             tee,
             mut reader,
         } => {
-            crate::files::path::check(&name).map_err(|e| {
-                Error::Usage(format!(
-                    "--name {:?}: {e}",
-                    crate::files::path::display(&name)
-                ))
+            crate::files::path::check(&name).map_err(|problem| {
+                Error::Stamp(StampProblem::Name {
+                    name: crate::files::path::display(&name),
+                    problem,
+                })
             })?;
             if let Some(t) = &tee {
                 check_output(opts, "--tee", t, opts.out.as_deref())?;
@@ -422,13 +429,12 @@ fn sign(
 pub fn stamp(mut opts: StampOptions<'_>) -> Result<StampOutcome> {
     let mut c = collect(&mut opts)?;
     if c.entries.is_empty() {
-        return Err(Error::Usage(match c.left_out.first() {
-            Some(l) => format!(
-                "nothing was stamped: {}: {}",
-                crate::files::path::display(&l.path),
-                l.problem
-            ),
-            None => "nothing to stamp: no files were found".into(),
+        return Err(Error::Stamp(match c.left_out.first() {
+            Some(l) => StampProblem::NothingStamped {
+                path: crate::files::path::display(&l.path),
+                problem: l.problem.clone(),
+            },
+            None => StampProblem::NothingToStamp("no files were found"),
         }));
     }
     let root = tree_root(&c.entries);
@@ -459,9 +465,9 @@ pub fn stamp(mut opts: StampOptions<'_>) -> Result<StampOutcome> {
     // The receipt's file is made before anything is recorded in the log.
     let pending = receipt::Pending::create(&out)?;
     if c.entries.is_empty() {
-        return Err(Error::Usage(
-            "nothing to stamp but the run's own receipt and log".into(),
-        ));
+        return Err(Error::Stamp(StampProblem::NothingToStamp(
+            "only the run's own receipt and log were found",
+        )));
     }
     let root = tree_root(&c.entries);
     let mode = match opts.subjects {

@@ -3,7 +3,7 @@
 //! docs of [`super`] for what is and is not proven.
 
 use super::entry::{Entry, EntryType};
-use super::error::StampError;
+use super::error::{StampError, StampProblem};
 use super::receipt::{self, Covers, Header, LeftOutJson};
 use super::statement::{self, PAYLOAD_TYPE, Statement, SubjectMode};
 use super::walk;
@@ -72,7 +72,8 @@ pub enum FileStatus {
     Extra,
     /// A PATH given to verify that the receipt does not hold.
     NotStamped,
-    /// It could not be checked (unreadable, or it changed while read).
+    /// It could not be checked (unreadable). A file that changed while it
+    /// was read is [`FileStatus::Modified`].
     Error,
 }
 
@@ -796,6 +797,9 @@ fn check_one(base: &Path, e: &Entry, follow: bool) -> FileReport {
                     Some("stamped as a file, now a symlink".into()),
                 ),
                 Err(p @ FileProblem::Special(_)) => r(FileStatus::Modified, Some(p.to_string())),
+                // Bytes that change while read are not the stamped bytes
+                // held still: rejected, like any other content (exit 1).
+                Err(p @ FileProblem::Changed(_)) => r(FileStatus::Modified, Some(p.to_string())),
                 Err(p) => r(FileStatus::Error, Some(p.to_string())),
             }
         }
@@ -812,8 +816,13 @@ fn check_files(
     // Which entries to check.
     let mut filters: Vec<Option<Vec<u8>>> = Vec::new();
     for p in &opts.paths {
-        let rel = path::relative_to(&opts.base, p)
-            .map_err(|e| Error::Usage(format!("{}: {e}", p.display())))?;
+        let rel = path::relative_to(&opts.base, p).map_err(|problem| {
+            Error::Stamp(StampProblem::Path {
+                path: p.clone(),
+                doing: "",
+                problem,
+            })
+        })?;
         filters.push(rel);
     }
     let selected = |p: &[u8]| {

@@ -1,5 +1,6 @@
 //! CLI for `vouch anchor`, `vouch anchor verify` and `vouch anchor doctor`.
 
+use crate::error;
 use crate::output::{self, Format};
 use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
 use std::path::PathBuf;
@@ -148,10 +149,6 @@ pub fn run(cmd: AnchorCmd) -> ExitCode {
     }
 }
 
-fn finish(result: Result<ExitCode>, format: Format) -> ExitCode {
-    result.unwrap_or_else(|e| output::report_error(&e, format))
-}
-
 fn lock_options(args: &AnchorArgs, needs_s3: bool) -> Result<S3LockOptions> {
     let mode = match args.mode {
         ModeArg::Compliance => LockMode::Compliance,
@@ -195,7 +192,7 @@ fn lock_options(args: &AnchorArgs, needs_s3: bool) -> Result<S3LockOptions> {
 
 fn anchor(args: AnchorArgs) -> ExitCode {
     let format = args.format;
-    finish(
+    error::or_report(
         (|| {
             let (Some(log), Some(key_path)) = (&args.log, &args.key) else {
                 return Err(Error::Usage("give LOG and --key".into()));
@@ -352,7 +349,7 @@ pub(crate) fn auditor_targets(
 
 fn verify(args: VerifyArgs) -> ExitCode {
     let format = args.format;
-    finish(
+    error::or_report(
         (|| {
             let trusted = keys::load_trusted_keys(&args.pubkeys)?;
             let targets = auditor_targets(&args.from, args.targets.as_deref(), &args.s3)?;
@@ -417,7 +414,7 @@ fn verify(args: VerifyArgs) -> ExitCode {
 #[cfg(feature = "s3")]
 fn doctor(args: DoctorArgs) -> ExitCode {
     let format = args.format;
-    finish(
+    error::or_report(
         (|| {
             let Target::S3 { bucket, prefix } = Target::parse(&args.target)? else {
                 return Err(Error::Target {
@@ -460,7 +457,7 @@ fn doctor(args: DoctorArgs) -> ExitCode {
 
 #[cfg(not(feature = "s3"))]
 fn doctor(args: DoctorArgs) -> ExitCode {
-    output::report_error(
+    error::report(
         &Error::FeatureDisabled {
             feature: "s3",
             needed_for: "anchor doctor",

@@ -2,6 +2,7 @@
 //! verify, prove, verify-proof. Each parses, calls one library function,
 //! renders and returns an exit code.
 
+use crate::error;
 use crate::output::{self, EXIT_REJECTED, EXIT_VERIFIED, Format};
 use comfy_table::{Cell, Color, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use std::io::{BufRead, Read};
@@ -163,7 +164,7 @@ pub struct VerifyConsistencyArgs {
 
 pub fn verify_consistency(args: VerifyConsistencyArgs) -> ExitCode {
     let format = args.format;
-    finish(
+    error::or_report(
         (|| {
             let trusted = keys::load_trusted_keys(&args.pubkeys)?;
             let proof = vouch::fs::read_bounded(&args.proof, 2 << 20)?;
@@ -206,12 +207,8 @@ pub struct VerifyProofArgs {
     format: Format,
 }
 
-fn finish(result: Result<ExitCode>, format: Format) -> ExitCode {
-    result.unwrap_or_else(|e| output::report_error(&e, format))
-}
-
 pub fn keygen(args: KeygenArgs) -> ExitCode {
-    finish(
+    error::or_report(
         (|| {
             // The key files are the result: written first, then the public
             // key is printed. If stdout then fails (exit 2), stderr says the
@@ -238,7 +235,7 @@ pub fn keygen(args: KeygenArgs) -> ExitCode {
 
 pub fn append(args: AppendArgs) -> ExitCode {
     let format = args.format;
-    finish(
+    error::or_report(
         (|| {
             if chain::record::is_reserved_kind(&args.kind) {
                 return Err(Error::ReservedKind {
@@ -345,7 +342,7 @@ fn append_stdin(
 }
 
 pub fn checkpoint(args: CheckpointArgs) -> ExitCode {
-    finish(
+    error::or_report(
         (|| {
             let key = keys::read_signer_key(&args.key)?;
             let signed = writer::checkpoint(&args.log, &key, !args.detached)?;
@@ -360,7 +357,7 @@ pub fn checkpoint(args: CheckpointArgs) -> ExitCode {
 }
 
 pub fn rotate(args: RotateArgs) -> ExitCode {
-    finish(
+    error::or_report(
         (|| {
             let old = keys::read_signer_key(&args.key)?;
             let new = keys::read_signer_key(&args.new_key)?;
@@ -378,7 +375,7 @@ pub fn rotate(args: RotateArgs) -> ExitCode {
 }
 
 pub fn repair(args: RepairArgs) -> ExitCode {
-    finish(
+    error::or_report(
         (|| {
             match writer::repair(&args.log)? {
                 RepairOutcome::NothingToDo { .. } => {
@@ -415,7 +412,7 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
         VerifyFormat::Table => Format::Table,
         VerifyFormat::Json | VerifyFormat::Ndjson => Format::Json,
     };
-    finish(
+    error::or_report(
         (|| {
             let trusted = keys::load_trusted_keys(&args.pubkeys)?;
             let checkpoints = args
@@ -650,7 +647,7 @@ fn fleet_table(report: &verify::FleetReport, mode: VerifyMode) -> String {
 }
 
 pub fn prove(args: ProveArgs) -> ExitCode {
-    finish(
+    error::or_report(
         (|| {
             let text = match (args.seq, args.consistency_from) {
                 (Some(seq), _) => chain::proof::prove_inclusion(&args.log, seq)?.to_text(),
@@ -671,7 +668,7 @@ pub fn prove(args: ProveArgs) -> ExitCode {
 
 pub fn verify_proof(args: VerifyProofArgs) -> ExitCode {
     let format = args.format;
-    finish(
+    error::or_report(
         (|| {
             let trusted = keys::load_trusted_keys(&args.pubkeys)?;
             let proof = vouch::fs::read_bounded(&args.proof, 1 << 20)?;

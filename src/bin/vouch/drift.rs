@@ -1,5 +1,6 @@
 //! CLI for `vouch drift`: snapshot, check, accept, history, export, import.
 
+use crate::error;
 use crate::output::{self, EXIT_ERROR, EXIT_REJECTED, EXIT_VERIFIED};
 use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
 use std::io::IsTerminal;
@@ -274,7 +275,7 @@ fn snapshot(a: SnapshotArgs) -> ExitCode {
         .and_then(|key| with_opts(&a.common, |o| run::snapshot_target(o, &key)));
     let rep = match r {
         Ok(r) => r,
-        Err(e) => return output::report_error(&e, a.format.out()),
+        Err(e) => return error::report(&e, a.format.out()),
     };
     match a.format {
         Fmt::Table => {
@@ -339,7 +340,7 @@ fn check(a: CheckArgs) -> ExitCode {
     let rep = match r {
         Ok(r) => r,
         Err(e) => {
-            let code = output::report_error(&e, a.format.out());
+            let code = error::report(&e, a.format.out());
             if a.aide_exit_codes {
                 return ExitCode::from(if e.is_rejection() { 24 } else { 18 });
             }
@@ -520,7 +521,7 @@ fn accept(a: AcceptArgs) -> ExitCode {
         .and_then(|key| with_opts(&a.common, |o| run::accept(o, &key, &a.only, &a.reason)));
     let rep = match r {
         Ok(r) => r,
-        Err(e) => return output::report_error(&e, a.format.out()),
+        Err(e) => return error::report(&e, a.format.out()),
     };
     match a.format {
         Fmt::Table => {
@@ -558,7 +559,7 @@ fn history(a: HistoryArgs) -> ExitCode {
         .and_then(|k| run::history(&a.log, &k, a.target.as_deref()));
     let rep = match r {
         Ok(r) => r,
-        Err(e) => return output::report_error(&e, a.format.out()),
+        Err(e) => return error::report(&e, a.format.out()),
     };
     match a.format {
         Fmt::Table => {
@@ -625,12 +626,12 @@ fn export(a: ExportArgs) -> ExitCode {
         .and_then(|k| run::export_mtree(&a.log, &k, &a.target, a.name.as_deref()));
     let spec = match r {
         Ok(s) => s,
-        Err(e) => return output::report_error(&e, output::Format::Table),
+        Err(e) => return error::report(&e, output::Format::Table),
     };
     match &a.out {
         Some(p) => {
             if let Err(e) = keys::write_new_file(p, &spec, 0o644) {
-                return output::report_error(&e, output::Format::Table);
+                return error::report(&e, output::Format::Table);
             }
         }
         None => output::write_stdout(|w| w.write_all(&spec)),
@@ -661,6 +662,6 @@ fn import(a: ImportArgs) -> ExitCode {
             ));
             ExitCode::from(EXIT_VERIFIED)
         }
-        Err(e) => output::report_error(&e, output::Format::Table),
+        Err(e) => error::report(&e, output::Format::Table),
     }
 }

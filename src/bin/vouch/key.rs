@@ -1,5 +1,6 @@
 //! CLI for `vouch key export`.
 
+use crate::error;
 use crate::output::{self, EXIT_VERIFIED, Format};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -78,5 +79,5 @@ fn export(args: ExportArgs) -> ExitCode {
         }
         Ok(ExitCode::from(EXIT_VERIFIED))
     })();
-    result.unwrap_or_else(|e| output::report_error(&e, Format::Table))
+    result.unwrap_or_else(|e| error::report(&e, Format::Table))
 }

@@ -6,6 +6,7 @@
 mod anchor;
 mod chain;
 mod drift;
+mod error;
 mod key;
 mod output;
 mod policy;

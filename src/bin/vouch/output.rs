@@ -125,21 +125,6 @@ pub fn print_json_compact(value: &impl serde::Serialize) {
     print_json_line(value);
 }
 
-/// Reports a library error in the chosen format and returns its exit code:
-/// 1 when the evidence was rejected, 2 for an operational error.
-pub fn report_error(err: &vouch::Error, format: Format) -> ExitCode {
-    let code = if err.is_rejection() {
-        EXIT_REJECTED
-    } else {
-        EXIT_ERROR
-    };
-    match format {
-        Format::Json => print_json(&vouch::error::ErrorReport::new(err, code)),
-        Format::Table => eprintln!("vouch: error: {err}"),
-    }
-    ExitCode::from(code)
-}
-
 /// The most characters one line of a table cell shows. A table pads every
 /// row to its widest line, so one long value (a whole configuration file,
 /// a tool name of a megabyte) would otherwise be paid for once per row; a

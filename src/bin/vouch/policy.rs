@@ -1,5 +1,6 @@
 //! CLI for `vouch policy`: check and test `vouch wrap` policies.
 
+use crate::error;
 use crate::output::{self, EXIT_REJECTED, EXIT_VERIFIED, Format};
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use std::path::PathBuf;
@@ -154,7 +155,7 @@ pub fn run(cmd: PolicyCmd) -> ExitCode {
 fn check(a: CheckArgs) -> ExitCode {
     let policy = match Policy::load(&a.policy) {
         Ok(p) => p,
-        Err(e) => return output::report_error(&e, a.format),
+        Err(e) => return error::report(&e, a.format),
     };
     let summary = policy.summary();
     match a.format {
@@ -234,7 +235,7 @@ fn render_summary(s: &PolicySummary) -> String {
 fn test(a: TestArgs) -> ExitCode {
     let policy = match Policy::load(&a.policy) {
         Ok(p) => p,
-        Err(e) => return output::report_error(&e, a.format),
+        Err(e) => return error::report(&e, a.format),
     };
     let args = match serde_json::from_str::<serde_json::Value>(&a.args) {
         Ok(v @ serde_json::Value::Object(_)) => v,
@@ -244,7 +245,7 @@ fn test(a: TestArgs) -> ExitCode {
                 text: a.args.clone(),
                 expected: "a JSON object (the call's arguments, e.g. '{\"path\":\"/tmp/x\"}')",
             };
-            return output::report_error(&e, a.format);
+            return error::report(&e, a.format);
         }
     };
     let decision = policy.decide(

@@ -1,14 +1,15 @@
 //! CLI for `vouch receipt` and `vouch receipt verify`.
 
+use crate::error;
 use crate::output::{self, EXIT_VERIFIED, Format};
 use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use vouch::Error;
 use vouch::anchor::check::{CheckContext, Online};
 use vouch::chain::keys;
 use vouch::fs::read_bounded;
 use vouch::receipt::{self, PieceResult, ReceiptVerifyReport};
-use vouch::{Error, Result};
 
 /// `vouch receipt LOG --seq N`, or `vouch receipt verify FILE`.
 #[derive(clap::Args)]
@@ -87,12 +88,8 @@ pub fn run(cmd: ReceiptCmd) -> ExitCode {
     }
 }
 
-fn finish(result: Result<ExitCode>, format: Format) -> ExitCode {
-    result.unwrap_or_else(|e| output::report_error(&e, format))
-}
-
 fn make(args: MakeArgs) -> ExitCode {
-    finish(
+    error::or_report(
         (|| {
             let (Some(log), Some(seq)) = (&args.log, args.seq) else {
                 return Err(Error::Usage("give LOG and --seq".into()));
@@ -121,7 +118,7 @@ fn make(args: MakeArgs) -> ExitCode {
 
 fn verify(args: VerifyArgs) -> ExitCode {
     let format = args.format;
-    finish(
+    error::or_report(
         (|| {
             let trusted = keys::load_trusted_keys(&args.pubkeys)?;
             let r = match receipt::load(&args.file)? {

@@ -1,5 +1,6 @@
 //! CLI for `vouch stamp`, `vouch stamp verify` and `vouch stamp extract`.
 
+use crate::error;
 use crate::output::{self, EXIT_ERROR, EXIT_REJECTED, EXIT_VERIFIED, Format};
 use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
 use std::os::unix::ffi::OsStrExt;
@@ -289,7 +290,7 @@ fn make(args: MakeArgs) -> ExitCode {
     })();
     let outcome = match result {
         Ok(o) => o,
-        Err(e) => return output::report_error(&e, format),
+        Err(e) => return error::report(&e, format),
     };
     for s in &outcome.skipped {
         eprintln!(
@@ -385,7 +386,7 @@ fn verify(args: VerifyArgs) -> ExitCode {
     })();
     let report = match result {
         Ok(r) => r,
-        Err(e) => return output::report_error(&e, format),
+        Err(e) => return error::report(&e, format),
     };
     match format {
         Format::Json => output::print_json(&report),
@@ -529,6 +530,6 @@ fn extract(args: ExtractArgs) -> ExitCode {
     })();
     match result {
         Ok(code) => output::finish(ExitCode::from(code)),
-        Err(e) => output::report_error(&e, Format::Table),
+        Err(e) => error::report(&e, Format::Table),
     }
 }

@@ -1,6 +1,7 @@
 //! `vouch tsa`: request, verify and show RFC 3161 time stamps. Parses
 //! arguments, calls `vouch::tsa`, renders, maps to exit codes.
 
+use crate::error;
 use crate::output::{self, Format};
 use clap::{Args, Subcommand};
 use comfy_table::Table;
@@ -202,7 +203,7 @@ fn verify_inputs(a: &VerifyArgs) -> Result<(Expected, TrustStore, VerifyOptions)
 fn verify(a: VerifyArgs) -> ExitCode {
     let (expected, trust, opts) = match verify_inputs(&a) {
         Ok(v) => v,
-        Err(e) => return output::report_error(&e, a.format),
+        Err(e) => return error::report(&e, a.format),
     };
     if a.tokens.len() == 1 {
         let path = &a.tokens[0];
@@ -217,7 +218,7 @@ fn verify(a: VerifyArgs) -> ExitCode {
                 }
                 ExitCode::from(output::EXIT_VERIFIED)
             }
-            Err(e) => output::report_error(&e, a.format),
+            Err(e) => error::report(&e, a.format),
         };
     }
     // Batch: one row per token, verified in parallel, reported in order;
@@ -290,7 +291,7 @@ fn show(a: ShowArgs) -> ExitCode {
     let result = read_token(&a.token).and_then(|b| tsa::show(&b).map_err(Error::from));
     let info = match result {
         Ok(i) => i,
-        Err(e) => return output::report_error(&e, a.format),
+        Err(e) => return error::report(&e, a.format),
     };
     match a.format {
         Format::Json => output::print_json(&info),
@@ -373,7 +374,7 @@ fn show_table(info: &tsa::TokenInfo) -> String {
 fn request(a: RequestArgs) -> ExitCode {
     match do_request(&a) {
         Ok(()) => ExitCode::from(output::EXIT_VERIFIED),
-        Err(e) => output::report_error(&e, a.format),
+        Err(e) => error::report(&e, a.format),
     }
 }
 

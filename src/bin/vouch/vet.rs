@@ -2,6 +2,7 @@
 //! `vouch pins` (the operator's review of a server's pins). Library:
 //! `vouch::vet`.
 
+use crate::error;
 use crate::output::{self, EXIT_ERROR, EXIT_REJECTED, EXIT_VERIFIED};
 use clap::{Args, Subcommand, ValueEnum};
 use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
@@ -231,7 +232,7 @@ pub fn scan(a: ScanArgs) -> ExitCode {
                 ScanFormat::Table => output::Format::Table,
                 _ => output::Format::Json,
             };
-            return output::report_error(&e, f);
+            return error::report(&e, f);
         }
     };
     match a.format {
@@ -453,7 +454,7 @@ fn status(a: StatusArgs) -> ExitCode {
     })();
     let rev = match r {
         Ok(r) => r,
-        Err(e) => return output::report_error(&e, a.format),
+        Err(e) => return error::report(&e, a.format),
     };
     match a.format {
         output::Format::Json => output::print_json(&rev),
@@ -701,6 +702,6 @@ fn change(a: ChangeArgs, action: Action) -> ExitCode {
             ));
             ExitCode::from(EXIT_VERIFIED)
         }
-        Err(e) => output::report_error(&e, output::Format::Table),
+        Err(e) => error::report(&e, output::Format::Table),
     }
 }

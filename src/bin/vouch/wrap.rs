@@ -1,5 +1,6 @@
 //! `vouch wrap`: the MCP stdio wrapper (library: `vouch::enforce::wrap`).
 
+use crate::error;
 use crate::output::{self, Format};
 use clap::Args;
 use std::ffi::OsString;
@@ -149,7 +150,7 @@ pub fn run(a: WrapArgs) -> ExitCode {
     })();
     match r {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(output::EXIT_ERROR)),
-        Err(e) => output::report_error(&e, Format::Table),
+        Err(e) => error::report(&e, Format::Table),
     }
 }
 
