@@ -708,7 +708,7 @@ fn stamp_receipts_are_read_line_by_line() {
     let small = make(10_000);
     let large = make(20_000);
     let verify = |r: &Path| {
-        let r = limited(&[
+        limited(&[
             "stamp",
             "verify",
             s(r),
@@ -718,8 +718,7 @@ fn stamp_receipts_are_read_line_by_line() {
             s(&w.root),
             "--format",
             "json",
-        ]);
-        r
+        ])
     };
     let r = verify(&large);
     assert_eq!(code(&r.out), 0, "{}", stderr(&r.out));

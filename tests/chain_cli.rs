@@ -8,7 +8,7 @@ mod support;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use support::{code, command, stderr, stdout, vouch_at};
 
 /// A temp dir with key `k` / `k.pub` for origin example.com/cli.

@@ -6,7 +6,7 @@ mod support;
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use support::vouch_at;
 use vouch::chain::state::{Recheck, VerifyState};
 use vouch::chain::verify::{self, LogStatus, VerifyMode, VerifyOptions};

@@ -9,7 +9,6 @@ mod support;
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output};
 use support::{command, vouch_at};
 
 fn ok(args: &[&str], dir: &Path) {

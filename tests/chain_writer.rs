@@ -8,9 +8,9 @@
 mod support;
 
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 use support::{code, command, stderr, stdout, vouch_at, vouch_at_in};
 
 /// A temp dir with key `k` / `k.pub` for origin example.com/w.

@@ -7,7 +7,6 @@ mod support;
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 use support::vouch;
 use vouch::enforce::policy::{Action, Decision, Policy, RateState};

@@ -23,7 +23,7 @@ use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use support::vouch_timeout;
 
 fn b64() -> base64::engine::GeneralPurpose {

@@ -791,7 +791,7 @@ fn scan_config_lists_a_wrapped_server_and_never_writes_its_log() {
         assert_eq!(
             s["wrapped"],
             json!({
-                "vouch": vouch(),
+                "vouch": BIN,
                 "log": env.path(log).display().to_string(),
                 "policy": env.path("policy.toml").display().to_string(),
                 "key": env.path("k").display().to_string(),

@@ -3,12 +3,13 @@
 #![allow(dead_code)]
 
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 // The runner, output readers and the key/log builder are the shared
 // support module's (the test crate declares `mod support;`).
+#[allow(unused_imports)]
 pub use crate::support::{ORIGIN, Work, code, json, stderr, stdout, vouch, vouch_env};
 
 /// The report on the first (only) log of an `anchor verify --format json`

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 // The binary and its runner are the shared support module's (the test
 // crate declares `mod support;`).
+#[allow(unused_imports)]
 pub use crate::support::{BIN, command};
 
 pub fn peer_dir() -> PathBuf {

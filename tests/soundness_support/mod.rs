@@ -4,16 +4,15 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::Value;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Output;
 use vouch::chain::record::{self, NewRecord};
 use vouch::merkle::{Hash, leaf_hash};
 use vouch::note::{SignerKey, checkpoint::Checkpoint};
 
 // The runner and output readers are the shared support module's (the test
 // crate declares `mod support;`).
+#[allow(unused_imports)]
 pub use crate::support::{BIN, both, code, json, stderr, stdout, vouch_at, vouch_timeout};
 
 /// Asserts the process did not panic (exit 101 or a panic message).
