@@ -36,8 +36,20 @@ fn filters(dir: &Path) -> Vec<(String, String)> {
             (r"\b[0-9a-f]{64,128}\b", "[HEX]"),
             // Base64 keys, signatures and hashes of 40 characters and more.
             (r"[A-Za-z0-9+/]{40,}={0,2}", "[B64]"),
+            // Key hashes after a key name (`origin+1a2b3c4d`).
+            (r"\+[0-9a-f]{8}\b", "+[KEYHASH]"),
+            // Abbreviated digests (`0123456789ab…`).
+            (r"\b[0-9a-f]{12,16}…", "[HEX]…"),
             // Durations.
             (r"\b\d+(\.\d+)?\s?(ns|µs|us|ms|s)\b", "[DURATION]"),
+            // Whether a dir anchor could be made immutable (chattr +i needs
+            // root and a file system that has the flag).
+            (r#"(immutable"?[=: ]+"?)(true|false)"#, "${1}[BOOL]"),
+            // Table padding and rules: column widths follow the length of
+            // the real paths, which differs between machines.
+            (r" {2,}([│┆])", " $1"),
+            ("─+", "─"),
+            ("═+", "═"),
         ]
         .into_iter()
         .map(|(a, b)| (a.to_owned(), b.to_owned())),
@@ -382,7 +394,7 @@ fn anchor_verify_reports() {
 
 #[test]
 fn receipt_verify_reports() {
-    let (w, _) = anchored();
+    let (w, t) = anchored();
     let receipt = w.path("receipt.json");
     let o = vouch(&[
         "receipt",
@@ -400,12 +412,21 @@ fn receipt_verify_reports() {
         "--pub",
         Work::s(&w.pubkey),
     ];
+    let online = [&args[..], &["--online", "--from", &t]].concat();
     with_filters(w.dir.path(), || {
+        // Offline, the anchor is claimed but not checked: exit 1.
         let o = vouch(&args);
-        assert_eq!(code(&o), 0, "{}", transcript(&o));
-        insta::assert_snapshot!("receipt_verify__table", transcript(&o));
+        assert_eq!(code(&o), 1, "{}", transcript(&o));
+        insta::assert_snapshot!("receipt_verify__offline__table", transcript(&o));
         let o = vouch(&[&args[..], &["--format", "json"]].concat());
+        assert_eq!(code(&o), 1, "{}", transcript(&o));
+        insta::assert_json_snapshot!("receipt_verify__offline__json", support::json(&o));
+        // Checked against the dir target: complete.
+        let o = vouch(&online);
         assert_eq!(code(&o), 0, "{}", transcript(&o));
-        insta::assert_json_snapshot!("receipt_verify__json", support::json(&o));
+        insta::assert_snapshot!("receipt_verify__online__table", transcript(&o));
+        let o = vouch(&[&online[..], &["--format", "json"]].concat());
+        assert_eq!(code(&o), 0, "{}", transcript(&o));
+        insta::assert_json_snapshot!("receipt_verify__online__json", support::json(&o));
     });
 }
