@@ -1220,7 +1220,7 @@ const OPENSSL_STRICTER: &[(&str, &str)] = &[
     ),
 ];
 
-fn vouch_accepts(f: &Fixture, token: &[u8], untrusted: Option<&Identity>) -> bool {
+fn accepted_by_vouch(f: &Fixture, token: &[u8], untrusted: Option<&Identity>) -> bool {
     let mut trust = vouch::tsa::TrustStore::new();
     trust.add_anchors(&f.root.der).unwrap();
     if let Some(u) = untrusted {
@@ -1245,7 +1245,7 @@ fn differential(
     token: &[u8],
     untrusted: Option<&Identity>,
 ) -> Option<String> {
-    if !vouch_accepts(f, token, untrusted) {
+    if !accepted_by_vouch(f, token, untrusted) {
         return None;
     }
     let info = vouch::tsa::show(token).unwrap();
@@ -1286,7 +1286,7 @@ fn differential_bit_flips_in_every_region() {
                 let mut m = base.clone();
                 m[off] ^= bit;
                 total += 1;
-                if vouch_accepts(f, &m, None) {
+                if accepted_by_vouch(f, &m, None) {
                     accepted += 1;
                 }
                 if let Some(miss) = differential(f, &format!("{md}-flip-{off}-{bit:02x}"), &m, None)
