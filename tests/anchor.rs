@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod anchor_support;
+mod support;
 mod tsa_support;
 
 use anchor_support::*;

@@ -14,13 +14,12 @@
 //! where a quadratic path would take four.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod anchor_support;
-mod tsa_support;
+mod support;
 
-use anchor_support::{code, json, stderr, stdout, vouch};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
+use support::{code, json, stderr, stdout, vouch};
 
 /// Address space each command may use (`ulimit -v`), in KiB.
 const ADDRESS_SPACE_KB: u64 = 1 << 20; // 1 GiB
@@ -43,7 +42,7 @@ fn limited(args: &[&str]) -> Run {
 
 /// [`limited`], with stdin read from `input` (else empty).
 fn limited_in(args: &[&str], input: Option<&Path>) -> Run {
-    let exe = env!("CARGO_BIN_EXE_vouch");
+    let exe = support::BIN;
     let stdin = match input {
         Some(p) => Stdio::from(std::fs::File::open(p).unwrap()),
         None => Stdio::null(),

@@ -3,35 +3,18 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn vouch() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_vouch"))
-}
-
-fn run(args: &[&str], dir: &Path) -> Output {
-    vouch().args(args).current_dir(dir).output().unwrap()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use std::process::{Command, Stdio};
+use support::{code, command, stderr, stdout, vouch_at};
 
 /// A temp dir with key `k` / `k.pub` for origin example.com/cli.
 fn setup() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    let o = run(
+    let o = vouch_at(
         &["keygen", "--origin", "example.com/cli", "--out", "k"],
         dir.path(),
     );
@@ -43,7 +26,7 @@ fn setup() -> (tempfile::TempDir, PathBuf) {
 fn verify_json(dir: &Path, args: &[&str]) -> (i32, Value) {
     let mut all = vec!["verify", "--format", "json"];
     all.extend_from_slice(args);
-    let o = run(&all, dir);
+    let o = vouch_at(&all, dir);
     let v: Value =
         serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(&o)));
     (code(&o), v)
@@ -62,13 +45,13 @@ fn keygen_writes_a_private_key_with_mode_0600_and_never_overwrites() {
     let public = std::fs::read_to_string(dir.join("k.pub")).unwrap();
     assert!(private.starts_with("PRIVATE+KEY+example.com/cli+"));
     assert!(public.starts_with("example.com/cli+"));
-    let again = run(
+    let again = vouch_at(
         &["keygen", "--origin", "example.com/cli", "--out", "k"],
         &dir,
     );
     assert_eq!(code(&again), 2);
     assert_eq!(std::fs::read_to_string(dir.join("k")).unwrap(), private);
-    let bad = run(&["keygen", "--origin", "has space", "--out", "k2"], &dir);
+    let bad = vouch_at(&["keygen", "--origin", "has space", "--out", "k2"], &dir);
     assert_eq!(code(&bad), 2);
     assert!(stderr(&bad).contains("invalid origin"), "{}", stderr(&bad));
 }
@@ -77,7 +60,7 @@ fn keygen_writes_a_private_key_with_mode_0600_and_never_overwrites() {
 fn append_checkpoint_verify_round_trip_with_json_report() {
     let (_d, dir) = setup();
     for i in 0..3 {
-        let o = run(
+        let o = vouch_at(
             &[
                 "append",
                 "log.jsonl",
@@ -95,7 +78,7 @@ fn append_checkpoint_verify_round_trip_with_json_report() {
     assert_eq!(c, 1);
     assert_eq!(v["logs"][0]["status"], "unauthenticated");
     assert_eq!(v["logs"][0]["reason"], "no_signed_checkpoint");
-    let o = run(
+    let o = vouch_at(
         &["checkpoint", "log.jsonl", "--key", "k", "--out", "cp"],
         &dir,
     );
@@ -110,13 +93,16 @@ fn append_checkpoint_verify_round_trip_with_json_report() {
     assert_eq!(v["summary"]["valid"], 1);
     // Without a key: unauthenticated, exit 1 (issue 21: 0 means verified
     // against a key the user trusts); --chain-only asks for the chain alone.
-    assert_eq!(code(&run(&["verify", "log.jsonl"], &dir)), 1);
-    assert_eq!(code(&run(&["verify", "log.jsonl", "--strict"], &dir)), 1);
+    assert_eq!(code(&vouch_at(&["verify", "log.jsonl"], &dir)), 1);
     assert_eq!(
-        code(&run(&["verify", "log.jsonl", "--chain-only"], &dir)),
+        code(&vouch_at(&["verify", "log.jsonl", "--strict"], &dir)),
+        1
+    );
+    assert_eq!(
+        code(&vouch_at(&["verify", "log.jsonl", "--chain-only"], &dir)),
         0
     );
-    let table = run(&["verify", "log.jsonl", "--pub", "k.pub"], &dir);
+    let table = vouch_at(&["verify", "log.jsonl", "--pub", "k.pub"], &dir);
     assert!(stdout(&table).contains("valid"), "{}", stdout(&table));
     assert!(
         stdout(&table).contains("1 logs: 1 valid"),
@@ -131,7 +117,7 @@ fn tampered_log_exits_1_with_reason_and_seq() {
     let input = (0..10)
         .map(|i| format!("{{\"n\":{i}}}\n"))
         .collect::<String>();
-    let mut child = vouch()
+    let mut child = command()
         .args(["append", "log.jsonl", "--key", "k"])
         .current_dir(&dir)
         .stdin(Stdio::piped())
@@ -146,7 +132,7 @@ fn tampered_log_exits_1_with_reason_and_seq() {
         .unwrap();
     assert!(child.wait().unwrap().success());
     assert_eq!(
-        code(&run(&["checkpoint", "log.jsonl", "--key", "k"], &dir)),
+        code(&vouch_at(&["checkpoint", "log.jsonl", "--key", "k"], &dir)),
         0
     );
     let text = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
@@ -168,27 +154,27 @@ fn tampered_log_exits_1_with_reason_and_seq() {
 fn bad_input_gets_one_clear_line_and_the_right_exit_code() {
     let (_d, dir) = setup();
     // Operational errors: exit 2.
-    let o = run(&["verify", "missing.jsonl"], &dir);
+    let o = vouch_at(&["verify", "missing.jsonl"], &dir);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("missing.jsonl"), "{}", stderr(&o));
     std::fs::create_dir(dir.join("empty")).unwrap();
-    let o = run(&["verify", "empty"], &dir);
+    let o = vouch_at(&["verify", "empty"], &dir);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("no log files"), "{}", stderr(&o));
-    let o = run(&["append", "log.jsonl", "--key", "k.pub", "1"], &dir);
+    let o = vouch_at(&["append", "log.jsonl", "--key", "k.pub", "1"], &dir);
     assert_eq!(code(&o), 2);
     assert!(
         stderr(&o).contains("public (verifier) key"),
         "{}",
         stderr(&o)
     );
-    let o = run(&["verify", "log.jsonl", "--pub", "k"], &dir);
+    let o = vouch_at(&["verify", "log.jsonl", "--pub", "k"], &dir);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("PRIVATE"), "{}", stderr(&o));
     std::fs::write(dir.join("junk.key"), b"\x00\x01garbage").unwrap();
-    let o = run(&["append", "log.jsonl", "--key", "junk.key", "1"], &dir);
+    let o = vouch_at(&["append", "log.jsonl", "--key", "junk.key", "1"], &dir);
     assert_eq!(code(&o), 2);
-    let o = run(&["append", "log.jsonl", "--key", "k", "{not json"], &dir);
+    let o = vouch_at(&["append", "log.jsonl", "--key", "k", "{not json"], &dir);
     assert_eq!(code(&o), 2);
     assert!(
         !dir.join("log.jsonl").exists() || std::fs::read(dir.join("log.jsonl")).unwrap().is_empty()
@@ -219,7 +205,7 @@ fn bad_input_gets_one_clear_line_and_the_right_exit_code() {
         let (c, v) = verify_json(&dir, &[name]);
         assert_eq!(c, 1, "{name}");
         assert_eq!(v["logs"][0]["failure"]["reason"], reason, "{name}");
-        let o = run(&["verify", name], &dir);
+        let o = vouch_at(&["verify", name], &dir);
         assert!(!stderr(&o).contains("panicked"), "{name}");
     }
 }
@@ -242,7 +228,7 @@ fn a_100_mb_line_is_rejected_in_bounded_memory() {
         .arg("-c")
         .arg(format!(
             "ulimit -v 80000; exec {} verify --format json huge.jsonl",
-            env!("CARGO_BIN_EXE_vouch")
+            support::BIN
         ))
         .current_dir(&dir)
         .output()
@@ -256,7 +242,7 @@ fn a_100_mb_line_is_rejected_in_bounded_memory() {
 fn proofs_verify_offline_and_tampering_is_rejected() {
     let (_d, dir) = setup();
     for i in 0..9 {
-        run(
+        vouch_at(
             &[
                 "append",
                 "log.jsonl",
@@ -267,13 +253,13 @@ fn proofs_verify_offline_and_tampering_is_rejected() {
             &dir,
         );
     }
-    let o = run(&["prove", "log.jsonl", "--seq", "4"], &dir);
+    let o = vouch_at(&["prove", "log.jsonl", "--seq", "4"], &dir);
     assert_eq!(code(&o), 2, "not covered yet");
     assert!(stderr(&o).contains("not covered"), "{}", stderr(&o));
-    run(&["checkpoint", "log.jsonl", "--key", "k"], &dir);
+    vouch_at(&["checkpoint", "log.jsonl", "--key", "k"], &dir);
     let text = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
     for seq in 0..9usize {
-        let o = run(
+        let o = vouch_at(
             &[
                 "prove",
                 "log.jsonl",
@@ -286,7 +272,7 @@ fn proofs_verify_offline_and_tampering_is_rejected() {
         );
         assert_eq!(code(&o), 0, "{}", stderr(&o));
         std::fs::write(dir.join("rec"), text.lines().nth(seq).unwrap()).unwrap();
-        let o = run(
+        let o = vouch_at(
             &["verify-proof", "p", "--record", "rec", "--pub", "k.pub"],
             &dir,
         );
@@ -294,7 +280,7 @@ fn proofs_verify_offline_and_tampering_is_rejected() {
     }
     // The wrong record for the proof.
     std::fs::write(dir.join("rec"), text.lines().nth(3).unwrap()).unwrap();
-    let o = run(
+    let o = vouch_at(
         &[
             "verify-proof",
             "p",
@@ -319,7 +305,7 @@ fn proofs_verify_offline_and_tampering_is_rejected() {
         format!("A{}", &hash_line[1..])
     };
     std::fs::write(dir.join("p2"), proof.replacen(hash_line, &flipped, 1)).unwrap();
-    let o = run(
+    let o = vouch_at(
         &[
             "verify-proof",
             "p2",
@@ -335,11 +321,11 @@ fn proofs_verify_offline_and_tampering_is_rejected() {
     assert_eq!(code(&o), 1);
     assert!(stdout(&o).contains("inclusion_failed"), "{}", stdout(&o));
     // Another key.
-    run(
+    vouch_at(
         &["keygen", "--origin", "example.com/cli", "--out", "other"],
         &dir,
     );
-    let o = run(
+    let o = vouch_at(
         &[
             "verify-proof",
             "p",
@@ -381,7 +367,7 @@ fn concurrent_appenders_produce_one_valid_chain_with_every_acknowledged_record()
             let input: String = (0..200)
                 .map(|i| format!("{{\"writer\":{w},\"i\":{i}}}\n"))
                 .collect();
-            let mut child = vouch()
+            let mut child = command()
                 .args(["append", "log.jsonl", "--key", "k", "--format", "json"])
                 .current_dir(&dir)
                 .stdin(Stdio::piped())
@@ -411,7 +397,7 @@ fn concurrent_appenders_produce_one_valid_chain_with_every_acknowledged_record()
     for (seq, leaf) in &acked {
         assert_eq!(&leaf_of_line(lines[*seq as usize]), leaf, "seq {seq}");
     }
-    run(&["checkpoint", "log.jsonl", "--key", "k"], &dir);
+    vouch_at(&["checkpoint", "log.jsonl", "--key", "k"], &dir);
     let (c, v) = verify_json(&dir, &["log.jsonl", "--pub", "k.pub"]);
     assert_eq!((c, v["logs"][0]["status"].as_str()), (0, Some("valid")));
 }
@@ -420,7 +406,7 @@ fn concurrent_appenders_produce_one_valid_chain_with_every_acknowledged_record()
 fn an_appender_killed_mid_write_leaves_a_torn_tail_that_repair_removes() {
     let (_d, dir) = setup();
     for i in 0..5 {
-        run(
+        vouch_at(
             &[
                 "append",
                 "log.jsonl",
@@ -431,10 +417,10 @@ fn an_appender_killed_mid_write_leaves_a_torn_tail_that_repair_removes() {
             &dir,
         );
     }
-    let o = run(&["checkpoint", "log.jsonl", "--key", "k"], &dir);
+    let o = vouch_at(&["checkpoint", "log.jsonl", "--key", "k"], &dir);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let before = std::fs::read(dir.join("log.jsonl")).unwrap();
-    let mut child = vouch()
+    let mut child = command()
         .args(["append", "log.jsonl", "--key", "k", "{\"n\":\"torn\"}"])
         .env("VOUCH_FAILPOINT", "append_torn:40")
         .current_dir(&dir)
@@ -455,10 +441,10 @@ fn an_appender_killed_mid_write_leaves_a_torn_tail_that_repair_removes() {
     assert_eq!(v["logs"][0]["reason"], "torn_tail");
     assert_eq!(v["logs"][0]["torn_tail_bytes"], 40);
     // Appending on top of a torn tail is refused.
-    let o = run(&["append", "log.jsonl", "--key", "k", "1"], &dir);
+    let o = vouch_at(&["append", "log.jsonl", "--key", "k", "1"], &dir);
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("vouch repair"), "{}", stderr(&o));
-    let o = run(&["repair", "log.jsonl"], &dir);
+    let o = vouch_at(&["repair", "log.jsonl"], &dir);
     assert_eq!(code(&o), 0);
     assert!(
         stdout(&o).contains("removed an incomplete final line of 40 bytes"),
@@ -466,9 +452,9 @@ fn an_appender_killed_mid_write_leaves_a_torn_tail_that_repair_removes() {
         stdout(&o)
     );
     assert_eq!(std::fs::read(dir.join("log.jsonl")).unwrap(), before);
-    let o = run(&["repair", "log.jsonl"], &dir);
+    let o = vouch_at(&["repair", "log.jsonl"], &dir);
     assert!(stdout(&o).contains("nothing removed"));
-    run(&["checkpoint", "log.jsonl", "--key", "k"], &dir);
+    vouch_at(&["checkpoint", "log.jsonl", "--key", "k"], &dir);
     let (c, v) = verify_json(&dir, &["log.jsonl", "--pub", "k.pub"]);
     assert_eq!((c, v["logs"][0]["status"].as_str()), (0, Some("valid")));
 }
@@ -476,7 +462,7 @@ fn an_appender_killed_mid_write_leaves_a_torn_tail_that_repair_removes() {
 #[test]
 fn killing_a_bulk_appender_at_any_moment_loses_no_acknowledged_record() {
     let (_d, dir) = setup();
-    let mut child = vouch()
+    let mut child = command()
         .args(["append", "log.jsonl", "--key", "k", "--format", "json"])
         .current_dir(&dir)
         .stdin(Stdio::piped())
@@ -508,7 +494,7 @@ fn killing_a_bulk_appender_at_any_moment_loses_no_acknowledged_record() {
     child.wait().unwrap();
     feeder.join().unwrap();
     assert!(acked.len() >= 2000);
-    run(&["repair", "log.jsonl"], &dir);
+    vouch_at(&["repair", "log.jsonl"], &dir);
     let text = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     for (seq, leaf) in &acked {
@@ -521,7 +507,7 @@ fn killing_a_bulk_appender_at_any_moment_loses_no_acknowledged_record() {
 
 #[test]
 fn help_and_usage_errors() {
-    let o = vouch().arg("--help").output().unwrap();
+    let o = command().arg("--help").output().unwrap();
     assert_eq!(code(&o), 0);
     for cmd in [
         "keygen",
@@ -535,9 +521,9 @@ fn help_and_usage_errors() {
     ] {
         assert!(stdout(&o).contains(cmd), "{cmd}");
     }
-    let o = vouch().args(["verify"]).output().unwrap();
+    let o = command().args(["verify"]).output().unwrap();
     assert_eq!(code(&o), 2);
-    let o = vouch().args(["frobnicate"]).output().unwrap();
+    let o = command().args(["frobnicate"]).output().unwrap();
     assert_eq!(code(&o), 2);
 }
 
@@ -545,7 +531,7 @@ fn help_and_usage_errors() {
 fn consistency_proofs_between_checkpoints() {
     let (_d, dir) = setup();
     for i in 0..5 {
-        run(
+        vouch_at(
             &[
                 "append",
                 "log.jsonl",
@@ -557,14 +543,14 @@ fn consistency_proofs_between_checkpoints() {
         );
     }
     assert_eq!(
-        code(&run(
+        code(&vouch_at(
             &["checkpoint", "log.jsonl", "--key", "k", "--out", "old.cp"],
             &dir
         )),
         0
     );
     for i in 5..13 {
-        run(
+        vouch_at(
             &[
                 "append",
                 "log.jsonl",
@@ -575,8 +561,8 @@ fn consistency_proofs_between_checkpoints() {
             &dir,
         );
     }
-    run(&["checkpoint", "log.jsonl", "--key", "k"], &dir);
-    let o = run(
+    vouch_at(&["checkpoint", "log.jsonl", "--key", "k"], &dir);
+    let o = vouch_at(
         &[
             "prove",
             "log.jsonl",
@@ -588,7 +574,7 @@ fn consistency_proofs_between_checkpoints() {
         &dir,
     );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let o = run(
+    let o = vouch_at(
         &[
             "verify-consistency",
             "c.proof",
@@ -608,7 +594,7 @@ fn consistency_proofs_between_checkpoints() {
         (Some(5), Some(14))
     );
     // A proof for another old size does not fit the kept checkpoint.
-    run(
+    vouch_at(
         &[
             "prove",
             "log.jsonl",
@@ -619,7 +605,7 @@ fn consistency_proofs_between_checkpoints() {
         ],
         &dir,
     );
-    let o = run(
+    let o = vouch_at(
         &[
             "verify-consistency",
             "c4.proof",
@@ -652,13 +638,13 @@ fn consistency_proofs_between_checkpoints() {
         } else {
             b.clone()
         };
-        run(&["append", "forged/log.jsonl", "--key", "k", &b], &dir);
+        vouch_at(&["append", "forged/log.jsonl", "--key", "k", &b], &dir);
         if i == 4 {
-            run(&["checkpoint", "forged/log.jsonl", "--key", "k"], &dir);
+            vouch_at(&["checkpoint", "forged/log.jsonl", "--key", "k"], &dir);
         }
     }
-    run(&["checkpoint", "forged/log.jsonl", "--key", "k"], &dir);
-    run(
+    vouch_at(&["checkpoint", "forged/log.jsonl", "--key", "k"], &dir);
+    vouch_at(
         &[
             "prove",
             "forged/log.jsonl",
@@ -669,7 +655,7 @@ fn consistency_proofs_between_checkpoints() {
         ],
         &dir,
     );
-    let o = run(
+    let o = vouch_at(
         &[
             "verify-consistency",
             "f.proof",
@@ -695,7 +681,7 @@ fn consistency_proofs_between_checkpoints() {
 #[test]
 fn readme_example_fleet_has_exactly_one_tampered_log() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let o = run(
+    let o = vouch_at(
         &[
             "verify",
             "examples/",
@@ -720,7 +706,7 @@ fn readme_example_fleet_has_exactly_one_tampered_log() {
     assert!(bad[0]["path"].as_str().unwrap().ends_with("db-1.jsonl"));
     assert_eq!(bad[0]["failure"]["reason"], "broken_link");
     assert_eq!(bad[0]["failure"]["seq"], 7);
-    let table = run(&["verify", "examples/", "--pub", "examples/keys.pub"], root);
+    let table = vouch_at(&["verify", "examples/", "--pub", "examples/keys.pub"], root);
     assert!(
         stdout(&table).contains("4 logs: 3 valid, 1 invalid"),
         "{}",
@@ -733,13 +719,13 @@ fn readme_example_fleet_has_exactly_one_tampered_log() {
 /// A log of `n` records and one checkpoint, signed by `key` (in `dir`).
 fn signed_log(dir: &Path, log: &str, key: &str, n: usize) {
     for i in 0..n {
-        let o = run(
+        let o = vouch_at(
             &["append", log, "--key", key, &format!("{{\"n\":{i}}}")],
             dir,
         );
         assert_eq!(code(&o), 0, "{}", stderr(&o));
     }
-    let o = run(&["checkpoint", log, "--key", key], dir);
+    let o = vouch_at(&["checkpoint", log, "--key", key], dir);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
 }
 
@@ -763,7 +749,7 @@ fn verify_without_a_trusted_key_exits_1_and_says_unauthenticated() {
     assert_eq!(log["checkpoints"], 1);
     assert!(log["root"].is_string());
     assert_eq!(v["summary"]["unauthenticated"], 1);
-    let o = run(&["verify", "log.jsonl"], &dir);
+    let o = vouch_at(&["verify", "log.jsonl"], &dir);
     assert_eq!(code(&o), 1);
     let table = stdout(&o);
     assert!(table.contains("unauthenticated (rejected)"), "{table}");
@@ -773,7 +759,7 @@ fn verify_without_a_trusted_key_exits_1_and_says_unauthenticated() {
     );
     assert!(table.contains("--chain-only"), "{table}");
     // ndjson: the summary line says the same.
-    let o = run(&["verify", "log.jsonl", "--format", "ndjson"], &dir);
+    let o = vouch_at(&["verify", "log.jsonl", "--format", "ndjson"], &dir);
     assert_eq!(code(&o), 1);
     let last: Value = serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap();
     assert_eq!(last["mode"], "authenticated");
@@ -802,14 +788,14 @@ fn chain_only_exits_0_for_a_consistent_log_and_claims_nothing_more() {
     assert_eq!(v["logs"][0]["status"], "unauthenticated");
     assert_eq!(v["logs"][0]["reason"], "no_trusted_key");
     assert_eq!(v["summary"]["valid"], 0);
-    let o = run(&["verify", "log.jsonl", "--chain-only"], &dir);
+    let o = vouch_at(&["verify", "log.jsonl", "--chain-only"], &dir);
     assert_eq!(code(&o), 0);
     assert!(
         stdout(&o).contains("no key is trusted, so nothing is authenticated"),
         "{}",
         stdout(&o)
     );
-    let o = run(
+    let o = vouch_at(
         &["verify", "log.jsonl", "--chain-only", "--format", "ndjson"],
         &dir,
     );
@@ -842,7 +828,7 @@ fn chain_only_with_keys_checkpoints_or_strict_is_a_usage_error() {
     ] {
         let mut args = vec!["verify", "log.jsonl", "--chain-only"];
         args.extend(&extra);
-        let o = run(&args, &dir);
+        let o = vouch_at(&args, &dir);
         assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
         assert!(stderr(&o).contains("--chain-only"), "{}", stderr(&o));
         assert!(stdout(&o).is_empty(), "{}", stdout(&o));
@@ -858,12 +844,12 @@ fn a_log_resigned_under_a_fresh_key_of_the_same_origin_never_exits_0_by_default(
     let (_d, dir) = setup();
     signed_log(&dir, "log.jsonl", "k", 3);
     assert_eq!(
-        code(&run(&["verify", "log.jsonl", "--pub", "k.pub"], &dir)),
+        code(&vouch_at(&["verify", "log.jsonl", "--pub", "k.pub"], &dir)),
         0
     );
     // The attacker's own key, named after the same origin, and a log of
     // their choosing written and signed with it in place of the real one.
-    let o = run(
+    let o = vouch_at(
         &["keygen", "--origin", "example.com/cli", "--out", "evil"],
         &dir,
     );
@@ -892,13 +878,13 @@ fn a_log_whose_origin_has_no_key_given_is_unauthenticated_in_a_fleet() {
     let (_d, dir) = setup();
     std::fs::create_dir(dir.join("fleet")).unwrap();
     signed_log(&dir, "fleet/a.jsonl", "k", 2);
-    let o = run(
+    let o = vouch_at(
         &["keygen", "--origin", "example.com/other", "--out", "other"],
         &dir,
     );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     for i in 0..2 {
-        let o = run(
+        let o = vouch_at(
             &[
                 "append",
                 "fleet/b.jsonl",
@@ -925,7 +911,7 @@ fn a_log_whose_origin_has_no_key_given_is_unauthenticated_in_a_fleet() {
     assert_eq!(status("a.jsonl"), "valid");
     assert_eq!(status("b.jsonl"), "unauthenticated");
     // With both keys, once b is checkpointed: two valid logs.
-    let o = run(&["checkpoint", "fleet/b.jsonl", "--key", "other"], &dir);
+    let o = vouch_at(&["checkpoint", "fleet/b.jsonl", "--key", "other"], &dir);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let (c, v) = verify_json(&dir, &["fleet", "--pub", "k.pub", "--pub", "other.pub"]);
     assert_eq!(c, 0, "{v}");
@@ -942,13 +928,13 @@ fn a_log_no_trusted_checkpoint_covers_is_unauthenticated_not_partial() {
     let (_d, dir) = setup();
     // The attacker's own key of the same origin writes records but never
     // signs a checkpoint: only the chain links, which anyone can compute.
-    let o = run(
+    let o = vouch_at(
         &["keygen", "--origin", "example.com/cli", "--out", "evil"],
         &dir,
     );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     for i in 0..3 {
-        let o = run(
+        let o = vouch_at(
             &[
                 "append",
                 "log.jsonl",
@@ -965,7 +951,7 @@ fn a_log_no_trusted_checkpoint_covers_is_unauthenticated_not_partial() {
     assert_eq!(v["logs"][0]["status"], "unauthenticated", "{v}");
     assert_eq!(v["logs"][0]["reason"], "no_signed_checkpoint", "{v}");
     assert_eq!(v["authenticated"], false, "{v}");
-    let table = run(&["verify", "log.jsonl", "--pub", "k.pub"], &dir);
+    let table = vouch_at(&["verify", "log.jsonl", "--pub", "k.pub"], &dir);
     assert!(
         stdout(&table).contains("no_signed_checkpoint"),
         "{}",
@@ -975,7 +961,7 @@ fn a_log_no_trusted_checkpoint_covers_is_unauthenticated_not_partial() {
     // partial, exit 0; --strict rejects.
     std::fs::remove_file(dir.join("log.jsonl")).unwrap();
     signed_log(&dir, "log.jsonl", "k", 2);
-    let o = run(&["append", "log.jsonl", "--key", "k", "{\"tail\":1}"], &dir);
+    let o = vouch_at(&["append", "log.jsonl", "--key", "k", "{\"tail\":1}"], &dir);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let (c, v) = verify_json(&dir, &["log.jsonl", "--pub", "k.pub"]);
     assert_eq!(c, 0, "{v}");
@@ -990,7 +976,7 @@ fn a_log_no_trusted_checkpoint_covers_is_unauthenticated_not_partial() {
 fn an_emptied_log_is_not_a_clean_pass() {
     let (_d, dir) = setup();
     std::fs::create_dir(dir.join("fleet")).unwrap();
-    let o = run(
+    let o = vouch_at(
         &["keygen", "--origin", "example.com/other", "--out", "other"],
         &dir,
     );

@@ -2,9 +2,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+use support::vouch_at;
 use vouch::chain::state::{Recheck, VerifyState};
 use vouch::chain::verify::{self, LogStatus, VerifyMode, VerifyOptions};
 use vouch::chain::writer;
@@ -22,14 +25,6 @@ fn fill(path: &Path, key: &SignerKey, n: usize, every: usize) {
             writer::checkpoint(path, key, true).unwrap();
         }
     }
-}
-
-fn vouch(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vouch"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
 }
 
 fn json_of(o: &Output) -> Value {
@@ -269,24 +264,24 @@ fn cli_state_ndjson_and_rotated_names() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     assert!(
-        vouch(&["keygen", "--origin", "example.com/c", "--out", "k"], d)
+        vouch_at(&["keygen", "--origin", "example.com/c", "--out", "k"], d)
             .status
             .success()
     );
     for i in 0..5 {
-        vouch(
+        vouch_at(
             &["append", "c.jsonl", "--key", "k", &format!("{{\"n\":{i}}}")],
             d,
         );
     }
-    vouch(&["checkpoint", "c.jsonl", "--key", "k"], d);
+    vouch_at(&["checkpoint", "c.jsonl", "--key", "k"], d);
     std::fs::rename(d.join("c.jsonl"), d.join("c.jsonl-20261128")).unwrap();
     // The new segment continues the rotated chain.
-    let o = vouch(&["append", "c.jsonl", "--key", "k", "{\"n\":5}"], d);
+    let o = vouch_at(&["append", "c.jsonl", "--key", "k", "{\"n\":5}"], d);
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "appended seq 6");
-    vouch(&["checkpoint", "c.jsonl", "--key", "k"], d);
+    vouch_at(&["checkpoint", "c.jsonl", "--key", "k"], d);
     std::fs::write(d.join("notes.txt"), "not a log").unwrap();
-    let o = vouch(
+    let o = vouch_at(
         &[
             "verify", ".", "--pub", "k.pub", "--format", "json", "--state", "st.json",
         ],
@@ -302,8 +297,8 @@ fn cli_state_ndjson_and_rotated_names() {
     assert_eq!(v["logs"].as_array().unwrap().len(), 1);
     assert_eq!(v["logs"][0]["segments"].as_array().unwrap().len(), 2);
     assert_eq!(v["logs"][0]["status"], "valid");
-    vouch(&["append", "c.jsonl", "--key", "k", "{\"n\":6}"], d);
-    let o = vouch(
+    vouch_at(&["append", "c.jsonl", "--key", "k", "{\"n\":6}"], d);
+    let o = vouch_at(
         &[
             "verify", ".", "--pub", "k.pub", "--format", "ndjson", "--state", "st.json",
         ],

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod soundness_support;
+mod support;
 
 use serde_json::{Value, json};
 use soundness_support::*;

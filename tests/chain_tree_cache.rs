@@ -5,20 +5,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn run(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vouch"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
+use support::{command, vouch_at};
 
 fn ok(args: &[&str], dir: &Path) {
-    let o = run(args, dir);
+    let o = vouch_at(args, dir);
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -28,7 +22,7 @@ fn ok(args: &[&str], dir: &Path) {
 }
 
 fn verify(dir: &Path) -> (i32, serde_json::Value) {
-    let o = run(
+    let o = vouch_at(
         &["verify", "log.jsonl", "--pub", "k.pub", "--format", "json"],
         dir,
     );
@@ -40,7 +34,7 @@ fn setup(records: usize) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     ok(&["keygen", "--origin", "example.com/t", "--out", "k"], d);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vouch"))
+    let mut child = command()
         .args(["append", "log.jsonl", "--key", "k"])
         .current_dir(d)
         .stdin(std::process::Stdio::piped())
@@ -80,7 +74,7 @@ fn checkpoints_through_the_cache_verify_like_full_ones() {
     assert_eq!(v["logs"][0]["status"], "valid");
     assert_eq!(v["logs"][0]["checkpoints"], 6);
     // The cache never becomes a log of its own in a walk.
-    let o = run(&["verify", ".", "--pub", "k.pub", "--format", "json"], d);
+    let o = vouch_at(&["verify", ".", "--pub", "k.pub", "--format", "json"], d);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["logs"].as_array().unwrap().len(), 1, "{v}");
 }
@@ -151,7 +145,7 @@ fn records_after_the_cached_checkpoint_are_still_checked() {
         text.replace("{\"new\":1}", "{\"new\":9}"),
     )
     .unwrap();
-    let o = run(&["checkpoint", "log.jsonl", "--key", "k"], d);
+    let o = vouch_at(&["checkpoint", "log.jsonl", "--key", "k"], d);
     assert_eq!(
         o.status.code(),
         Some(2),
@@ -173,7 +167,7 @@ fn a_rotated_file_does_not_use_the_old_cache() {
     std::fs::rename(d.join("log.jsonl"), d.join("log.jsonl.1")).unwrap();
     ok(&["append", "log.jsonl", "--key", "k", "{\"after\":1}"], d);
     ok(&["checkpoint", "log.jsonl", "--key", "k"], d);
-    let o = run(&["verify", ".", "--pub", "k.pub", "--format", "json"], d);
+    let o = vouch_at(&["verify", ".", "--pub", "k.pub", "--format", "json"], d);
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -199,6 +193,6 @@ fn the_cache_is_used_and_an_old_edit_still_shows_as_a_fork() {
     assert_eq!(v["logs"][0]["status"], "invalid");
     // Without the cache the writer verifies in full and refuses.
     std::fs::remove_file(d.join("log.jsonl.vouch-tree")).unwrap();
-    let o = run(&["checkpoint", "log.jsonl", "--key", "k"], d);
+    let o = vouch_at(&["checkpoint", "log.jsonl", "--key", "k"], d);
     assert_eq!(o.status.code(), Some(2));
 }

@@ -26,6 +26,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod soundness_support;
+mod support;
 
 use serde_json::Value;
 use soundness_support::*;

@@ -5,49 +5,18 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn vouch() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_vouch"))
-}
-
-fn run(args: &[&str], dir: &Path) -> Output {
-    vouch().args(args).current_dir(dir).output().unwrap()
-}
-
-fn run_stdin(args: &[&str], dir: &Path, input: &[u8]) -> Output {
-    let mut child = vouch()
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The command may refuse before reading its input: a closed pipe is fine.
-    let _ = child.stdin.take().unwrap().write_all(input);
-    child.wait_with_output().unwrap()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use std::process::Stdio;
+use support::{code, command, stderr, stdout, vouch_at, vouch_at_in};
 
 /// A temp dir with key `k` / `k.pub` for origin example.com/w.
 fn setup() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    let o = run(
+    let o = vouch_at(
         &["keygen", "--origin", "example.com/w", "--out", "k"],
         dir.path(),
     );
@@ -57,14 +26,14 @@ fn setup() -> (tempfile::TempDir, PathBuf) {
 }
 
 fn append(dir: &Path, log: &str, body: &str) {
-    let o = run(&["append", log, "--key", "k", body], dir);
+    let o = vouch_at(&["append", log, "--key", "k", body], dir);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
 }
 
 fn verify_json(dir: &Path, args: &[&str]) -> (i32, Value) {
     let mut all = vec!["verify", "--format", "json"];
     all.extend_from_slice(args);
-    let o = run(&all, dir);
+    let o = vouch_at(&all, dir);
     let v: Value =
         serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(&o)));
     (code(&o), v)
@@ -102,7 +71,7 @@ fn append_racing_a_logrotate_rename_writes_to_the_new_file_and_continues_the_cha
     }
     let before = std::fs::read(dir.join("logs/app.jsonl")).unwrap();
     // The appender opens app.jsonl, then stops before taking the lock.
-    let mut child = vouch()
+    let mut child = command()
         .args(["append", "logs/app.jsonl", "--key", "k", "{\"n\":\"late\"}"])
         .env(
             "VOUCH_FAILPOINT",
@@ -138,7 +107,7 @@ fn append_racing_a_logrotate_rename_writes_to_the_new_file_and_continues_the_cha
     assert_eq!(new.len(), 1);
     assert_eq!(new[0]["seq"], 3);
     assert_eq!(new[0]["body"]["n"], "late");
-    let o = run(&["checkpoint", "logs/app.jsonl", "--key", "k"], &dir);
+    let o = vouch_at(&["checkpoint", "logs/app.jsonl", "--key", "k"], &dir);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(verify_dir(&dir, "logs"), (0, "valid".to_owned(), 2));
 }
@@ -147,7 +116,7 @@ fn append_racing_a_logrotate_rename_writes_to_the_new_file_and_continues_the_cha
 fn append_racing_a_rename_without_a_new_file_creates_it() {
     let (_d, dir) = setup();
     append(&dir, "app.jsonl", "{\"n\":0}");
-    let mut child = vouch()
+    let mut child = command()
         .args(["append", "app.jsonl", "--key", "k", "{\"n\":1}"])
         .env(
             "VOUCH_FAILPOINT",
@@ -183,10 +152,10 @@ fn append_refuses_integers_that_rfc8785_would_round() {
         ("[9007199254740993]", "9007199254740992"),
         ("{\"a\":{\"b\":[0, 0.30000000000000000001]}}", "0.3"),
     ] {
-        let o = run(&["append", "log.jsonl", "--key", "k", body], &dir);
+        let o = vouch_at(&["append", "log.jsonl", "--key", "k", body], &dir);
         assert_eq!(code(&o), 2, "{body}");
         assert!(stderr(&o).contains(shown), "{body}: {}", stderr(&o));
-        let o = run(
+        let o = vouch_at(
             &[
                 "append",
                 "log.jsonl",
@@ -201,7 +170,7 @@ fn append_refuses_integers_that_rfc8785_would_round() {
         let v: Value = serde_json::from_slice(&o.stdout).unwrap();
         assert_eq!(v["error"]["code"], "inexact_number", "{body}");
     }
-    let o = run(
+    let o = vouch_at(
         &[
             "append",
             "log.jsonl",
@@ -224,7 +193,7 @@ fn append_refuses_duplicate_member_names_at_any_depth() {
         ("{\"a\":[{\"x\":1,\"y\":2,\"x\":3}]}", "$.a[0].x"),
         ("{\"k\":1,\"\\u006b\":2}", "$.k"),
     ] {
-        let o = run(
+        let o = vouch_at(
             &[
                 "append",
                 "log.jsonl",
@@ -265,7 +234,7 @@ fn append_keeps_notation_changes_of_the_same_value() {
 #[test]
 fn append_from_stdin_refuses_the_inexact_line_and_names_it() {
     let (_d, dir) = setup();
-    let o = run_stdin(
+    let o = vouch_at_in(
         &["append", "log.jsonl", "--key", "k"],
         &dir,
         b"{\"ok\":1}\n{\"approved\":false,\"approved\":true}\n{\"never\":1}\n",
@@ -275,7 +244,7 @@ fn append_from_stdin_refuses_the_inexact_line_and_names_it() {
     assert!(stderr(&o).contains("$.approved"), "{}", stderr(&o));
     let recs = lines(&dir.join("log.jsonl"));
     assert!(recs.len() <= 1, "nothing from line 2 on is written");
-    let o = run_stdin(
+    let o = vouch_at_in(
         &["append", "big.jsonl", "--key", "k"],
         &dir,
         b"{\"n\":18446744073709551616}\n",
@@ -303,7 +272,7 @@ fn append_refuses_every_reserved_kind_and_writes_nothing() {
         "tool_call",
         "tool_vet",
     ] {
-        let o = run(
+        let o = vouch_at(
             &[
                 "append",
                 "log.jsonl",
@@ -320,14 +289,14 @@ fn append_refuses_every_reserved_kind_and_writes_nothing() {
         assert_eq!(code(&o), 2, "{kind}");
         let v: Value = serde_json::from_slice(&o.stdout).unwrap();
         assert_eq!(v["error"]["code"], "reserved_kind", "{kind}");
-        let o = run_stdin(
+        let o = vouch_at_in(
             &["append", "log.jsonl", "--key", "k", "--kind", kind],
             &dir,
             b"{\"note\":\"x\"}\n",
         );
         assert_eq!(code(&o), 2, "{kind}");
         assert!(stderr(&o).contains("reserved"), "{}", stderr(&o));
-        let o = run(
+        let o = vouch_at(
             &["append", "new.jsonl", "--key", "k", "--kind", kind, "{}"],
             &dir,
         );
@@ -336,14 +305,14 @@ fn append_refuses_every_reserved_kind_and_writes_nothing() {
     assert_eq!(std::fs::read(dir.join("log.jsonl")).unwrap(), before);
     assert!(!dir.join("new.jsonl").exists());
     // The commands that own the kinds still write them.
-    let o = run(&["checkpoint", "log.jsonl", "--key", "k"], &dir);
+    let o = vouch_at(&["checkpoint", "log.jsonl", "--key", "k"], &dir);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let o = run(
+    let o = vouch_at(
         &["keygen", "--origin", "example.com/w", "--out", "k2"],
         &dir,
     );
     assert_eq!(code(&o), 0);
-    let o = run(
+    let o = vouch_at(
         &["rotate", "log.jsonl", "--key", "k", "--new-key", "k2"],
         &dir,
     );
@@ -367,7 +336,7 @@ fn a_bak_copy_beside_the_log_does_not_stop_checkpoint() {
         append(&dir, "logs/app.jsonl", &format!("{{\"n\":{i}}}"));
     }
     std::fs::copy(dir.join("logs/app.jsonl"), dir.join("logs/app.jsonl.bak")).unwrap();
-    let o = run(&["checkpoint", "logs/app.jsonl", "--key", "k"], &dir);
+    let o = vouch_at(&["checkpoint", "logs/app.jsonl", "--key", "k"], &dir);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(verify_dir(&dir, "logs"), (0, "valid".to_owned(), 1));
 }
@@ -383,7 +352,7 @@ fn a_rotation_to_old_is_not_a_segment_for_the_writer_either() {
     append(&dir, "logs/app.jsonl", "{\"n\":\"after\"}");
     // Not continued from .old: a new chain, which verify DIR accepts.
     assert_eq!(lines(&dir.join("logs/app.jsonl"))[0]["seq"], 0);
-    let o = run(&["checkpoint", "logs/app.jsonl", "--key", "k"], &dir);
+    let o = vouch_at(&["checkpoint", "logs/app.jsonl", "--key", "k"], &dir);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(verify_dir(&dir, "logs"), (0, "valid".to_owned(), 1));
 }
@@ -402,7 +371,7 @@ fn writer_and_verifier_agree_on_numeric_segments() {
     .unwrap();
     append(&dir, "logs/app.jsonl", "{\"n\":2}");
     assert_eq!(lines(&dir.join("logs/app.jsonl"))[0]["seq"], 2);
-    let o = run(&["checkpoint", "logs/app.jsonl", "--key", "k"], &dir);
+    let o = vouch_at(&["checkpoint", "logs/app.jsonl", "--key", "k"], &dir);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let note = stdout(&o);
     assert!(note.lines().nth(1) == Some("3"), "signed size 3: {note}");
@@ -424,7 +393,7 @@ fn assert_repair_refuses(dir: &Path, before: &[u8], tail: &[u8], detail: &str) {
     let mut bytes = before.to_vec();
     bytes.extend_from_slice(tail);
     std::fs::write(dir.join("log.jsonl"), &bytes).unwrap();
-    let o = run(&["repair", "log.jsonl"], dir);
+    let o = vouch_at(&["repair", "log.jsonl"], dir);
     assert_eq!(code(&o), 1, "{detail}: {}", stderr(&o));
     assert!(
         stderr(&o).contains("not a torn record"),
@@ -526,7 +495,7 @@ fn repair_refuses_a_fragment_with_the_wrong_seq_origin_or_prev() {
         let mut bytes = before.clone();
         bytes.extend_from_slice(&next.as_bytes()[..n]);
         std::fs::write(dir.join("log.jsonl"), &bytes).unwrap();
-        let o = run(&["repair", "log.jsonl"], &dir);
+        let o = vouch_at(&["repair", "log.jsonl"], &dir);
         assert_eq!(code(&o), 0, "cut at {n}: {}", stderr(&o));
         assert_eq!(
             std::fs::read(dir.join("log.jsonl")).unwrap(),
@@ -538,7 +507,7 @@ fn repair_refuses_a_fragment_with_the_wrong_seq_origin_or_prev() {
 
 /// Kills an appender after it wrote `n` bytes of its record (failpoint).
 fn torn_append(dir: &Path, n: usize, body: &str) {
-    let mut child = vouch()
+    let mut child = command()
         .args(["append", "log.jsonl", "--key", "k", body])
         .env("VOUCH_FAILPOINT", format!("append_torn:{n}"))
         .current_dir(dir)
@@ -566,7 +535,7 @@ fn repair_removes_a_genuine_torn_write_cut_anywhere() {
         torn_append(&dir, n, body);
         let len = std::fs::metadata(dir.join("log.jsonl")).unwrap().len() as usize;
         if len == before.len() + n {
-            let o = run(&["repair", "log.jsonl"], &dir);
+            let o = vouch_at(&["repair", "log.jsonl"], &dir);
             assert_eq!(code(&o), 0, "cut at {n}: {}", stderr(&o));
             assert!(
                 stdout(&o).contains("removed an incomplete final line"),
@@ -586,7 +555,7 @@ fn repair_removes_a_genuine_torn_write_cut_anywhere() {
     // The very first record of a log, torn.
     std::fs::remove_file(dir.join("log.jsonl")).unwrap();
     torn_append(&dir, 150, body);
-    let o = run(&["repair", "log.jsonl"], &dir);
+    let o = vouch_at(&["repair", "log.jsonl"], &dir);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(std::fs::read(dir.join("log.jsonl")).unwrap(), b"");
 }

@@ -4,10 +4,13 @@
 //! on stdout is exit 2 with a message, and a closed pipe is quiet.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
+use support::{code, command, stderr};
 
 const REALWORLD: &str = "tests/vectors/tsa/realworld";
 /// A valid real-world response, its imprint and its root (manifest case
@@ -23,12 +26,6 @@ fn vector(rel: &str) -> String {
         .to_str()
         .unwrap()
         .to_owned()
-}
-
-fn vouch() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vouch"));
-    cmd.stdin(Stdio::null());
-    cmd
 }
 
 /// Waits for `child` at most 20 s; kills it and fails the test if it hangs.
@@ -58,7 +55,7 @@ fn wait_or_kill_after(mut child: Child, what: &str, limit: Duration) -> (ExitSta
 
 /// Runs `vouch args` with stdout discarded, under the hang guard.
 fn run_guarded(args: &[&str]) -> (i32, String) {
-    let child = vouch()
+    let child = command()
         .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -66,14 +63,6 @@ fn run_guarded(args: &[&str]) -> (i32, String) {
         .unwrap();
     let (status, err) = wait_or_kill(child, &args.join(" "));
     (status.code().unwrap_or(-1), err)
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 struct Work {
@@ -105,7 +94,7 @@ impl Work {
 
     /// A key pair (`key`, `key.pub`) and a log of one record.
     fn log(&self) {
-        let o = vouch()
+        let o = command()
             .args([
                 "keygen",
                 "--origin",
@@ -116,7 +105,7 @@ impl Work {
             .output()
             .unwrap();
         assert_eq!(code(&o), 0, "{}", stderr(&o));
-        let o = vouch()
+        let o = command()
             .args(["append", &self.s("log"), "--key", &self.s("key"), "{}"])
             .output()
             .unwrap();
@@ -142,7 +131,7 @@ fn retain_until_an_impossible_date_is_refused_not_rolled_over() {
         "next year",
         "2026-01-01T00:00:00+01:00",
     ] {
-        let o = vouch()
+        let o = command()
             .args(["anchor", &w.s("log"), "--key", &w.s("key"), "--to", &target])
             .args(["--retain-until", bad])
             .output()
@@ -156,13 +145,13 @@ fn retain_until_an_impossible_date_is_refused_not_rolled_over() {
         // Nothing was anchored or recorded.
         assert_eq!(std::fs::read_dir(w.path("worm")).unwrap().count(), 0);
     }
-    let o = vouch()
+    let o = command()
         .args(["anchor", &w.s("log"), "--key", &w.s("key"), "--to", &target])
         .args(["--retain-until", "2028-02-29", "--format", "json"])
         .output()
         .unwrap();
     assert_eq!(code(&o), 0, "a real leap day: {}", stderr(&o));
-    let o = vouch()
+    let o = command()
         .args(["anchor", &w.s("log"), "--key", &w.s("key"), "--to", &target])
         .args(["--retain-until", "2026-02-31", "--format", "json"])
         .output()
@@ -174,7 +163,7 @@ fn retain_until_an_impossible_date_is_refused_not_rolled_over() {
 
 #[test]
 fn tsa_verify_at_an_impossible_time_is_refused() {
-    let o = vouch()
+    let o = command()
         .args(["tsa", "verify", &vector(TOKEN), "--digest", DIGEST])
         .args(["--ca-file", &vector(ROOT), "--at", "2026-02-30T12:00:00Z"])
         .output()
@@ -334,7 +323,7 @@ fn to_dev_full(args: &[&str]) -> Output {
         .write(true)
         .open("/dev/full")
         .unwrap();
-    vouch().args(args).stdout(full).output().unwrap()
+    command().args(args).stdout(full).output().unwrap()
 }
 
 #[test]
@@ -386,7 +375,7 @@ fn a_full_disk_on_stdout_is_exit_2_with_a_message() {
         "--ca-file",
         &root,
     ];
-    let o = vouch()
+    let o = command()
         .args(args)
         .args(["--format", "json"])
         .output()
@@ -420,7 +409,7 @@ fn keygen_to_a_full_disk_says_the_key_files_were_written() {
     assert!(!err.contains("panicked"), "{err}");
     // The files are there and usable: the key signs a record.
     assert!(w.path("key").is_file() && w.path("key.pub").is_file());
-    let o = vouch()
+    let o = command()
         .args(["append", &w.s("log"), "--key", &key, "{}"])
         .output()
         .unwrap();
@@ -437,7 +426,7 @@ fn a_closed_pipe_is_quiet_and_keeps_the_verdict() {
     args.extend(std::iter::repeat_n(token, 2000));
     args.extend(["--digest".into(), DIGEST.into(), "--ca-file".into(), root]);
     for format in ["table", "json"] {
-        let mut child = vouch()
+        let mut child = command()
             .args(&args)
             .args(["--format", format])
             .stdout(Stdio::piped())
@@ -483,7 +472,7 @@ fn issue21_fixture() -> Work {
     let w = Work::new();
     w.log();
     let ok = |args: &[&str]| {
-        let o = vouch()
+        let o = command()
             .args(args)
             .current_dir(w.dir.path())
             .output()
@@ -793,7 +782,7 @@ fn every_small_input_refuses_a_fifo_a_device_and_a_directory_promptly() {
                     }
                 })
                 .collect();
-            let child = vouch()
+            let child = command()
                 .args(&args)
                 .current_dir(w.dir.path())
                 .stdout(Stdio::null())

@@ -5,9 +5,7 @@
 //! log, the snapshot store, another key, an uncovered record) is rejected.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod anchor_support;
-mod tsa_support;
-use anchor_support as support;
+mod support;
 
 use serde_json::Value;
 use std::os::unix::fs::{PermissionsExt, symlink};
@@ -735,7 +733,7 @@ fn unreadable_files_are_reported_and_never_called_unchanged() {
         |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
     mode(dd, 0o755);
     let bin = dd.join("vouch");
-    std::fs::copy(env!("CARGO_BIN_EXE_vouch"), &bin).unwrap();
+    std::fs::copy(support::BIN, &bin).unwrap();
     mode(&bin, 0o755);
     let o = vouch(&[
         "keygen",

@@ -6,6 +6,8 @@
 //! them a test prints a notice and passes, except under `CI=true`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -732,7 +734,7 @@ fn a_vouch_wrap_command_is_taken_apart_and_never_started() {
     let log = dir.path().join("prod.jsonl");
     let server = peer_dir().join("drift-server.mjs");
     // The real binary: if the client started it, the log would appear.
-    let vouch = env!("CARGO_BIN_EXE_vouch");
+    let vouch = support::BIN;
     let wrap = ServerSpec {
         program: vouch.into(),
         args: [

@@ -6,12 +6,11 @@
 //! severities, accepted selectively, and a server that fails is exit 2.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod anchor_support;
-mod tsa_support;
-use anchor_support::{code, json, stderr, stdout, vouch};
+mod support;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use support::{code, json, stderr, stdout, vouch};
 
 struct W {
     _dir: tempfile::TempDir,

@@ -3,10 +3,12 @@
 //! errors with their line, and the CLI end to end.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
+use support::vouch;
 use vouch::enforce::policy::{Action, Decision, Policy, RateState};
 
 fn parse(text: &str) -> Policy {
@@ -844,13 +846,6 @@ tools = ["fetch"]
 max = 10
 per = "1m"
 "#;
-
-fn vouch(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_vouch"))
-        .args(args)
-        .output()
-        .expect("run vouch")
-}
 
 fn write_policy(dir: &Path, text: &str) -> String {
     let f = dir.join("policy.toml");

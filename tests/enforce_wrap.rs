@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
 mod mcp_support;
+mod support;
 use mcp_support::*;
 
 const ALLOW_ALL: &str = "version = 1\ndefault = \"allow\"\n";

@@ -41,6 +41,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 mod mcp_support;
+mod support;
 use mcp_support::*;
 
 /// How often a scenario that failed is run again on its own.
@@ -313,7 +314,7 @@ fn conformance_through_wrap(test: &str, era: &EraSpec) {
         sh_quote(&server.to_string_lossy())
     );
     let wrapped_cmd = [
-        vouch().to_owned(),
+        BIN.to_owned(),
         "wrap".into(),
         "--policy".into(),
         env.path("policy.toml").display().to_string(),
@@ -417,7 +418,7 @@ fn conformance_through_wrap(test: &str, era: &EraSpec) {
     }
 
     // The evidence the wrapper wrote while the suite ran.
-    let out = Command::new(vouch())
+    let out = command()
         .arg("verify")
         .arg(env.path("L"))
         .arg("--pub")

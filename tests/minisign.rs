@@ -18,15 +18,9 @@ use vouch::chain::keys::{read_signer_key, read_verifier_keys};
 use vouch::stamp::minisign;
 
 mod peer_support;
+mod support;
 use peer_support::minisign_or_skip;
-
-fn vouch(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vouch"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
+use support::vouch_at;
 
 fn minisign_cli(args: &[&str], dir: &Path) -> Output {
     Command::new("minisign")
@@ -42,7 +36,7 @@ fn text(b: &[u8]) -> String {
 
 /// A temp dir with vouch key `NAME` / `NAME.pub` for origin `origin`.
 fn keygen(dir: &Path, name: &str, origin: &str) {
-    let o = vouch(&["keygen", "--origin", origin, "--out", name], dir);
+    let o = vouch_at(&["keygen", "--origin", origin, "--out", name], dir);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
 }
 
@@ -50,7 +44,7 @@ fn keygen(dir: &Path, name: &str, origin: &str) {
 fn export(dir: &Path, name: &str) -> String {
     let out = format!("{name}.minisign.pub");
     let pub_file = format!("{name}.pub");
-    let o = vouch(
+    let o = vouch_at(
         &[
             "key", "export", &pub_file, "--format", "minisign", "--out", &out,
         ],
@@ -119,7 +113,7 @@ fn exported_key_is_what_minisign_expects() {
     let vk = read_verifier_keys(&s.dir.join("k.pub")).unwrap().remove(0);
     assert_eq!(s.pk, minisign::public_key(&vk));
     // Exported to stdout: the same text.
-    let o = vouch(&["key", "export", "k.pub", "--format", "minisign"], &s.dir);
+    let o = vouch_at(&["key", "export", "k.pub", "--format", "minisign"], &s.dir);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert_eq!(text(&o.stdout), s.pk);
     // The key id: "Ed" || 8 bytes; the comment prints them as minisign does
@@ -380,7 +374,7 @@ fn export_refuses_keysets_private_keys_and_existing_files() {
         std::fs::read_to_string(dir.join("b.pub")).unwrap()
     );
     std::fs::write(dir.join("set.pub"), keyset).unwrap();
-    let o = vouch(&["key", "export", "set.pub", "--format", "minisign"], dir);
+    let o = vouch_at(&["key", "export", "set.pub", "--format", "minisign"], dir);
     assert_eq!(o.status.code(), Some(2));
     assert!(o.stdout.is_empty());
     assert!(
@@ -394,15 +388,15 @@ fn export_refuses_keysets_private_keys_and_existing_files() {
         std::fs::read_to_string(dir.join("a.pub")).unwrap()
     );
     std::fs::write(dir.join("one.pub"), one).unwrap();
-    let o = vouch(&["key", "export", "one.pub", "--format", "minisign"], dir);
+    let o = vouch_at(&["key", "export", "one.pub", "--format", "minisign"], dir);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     // A private key.
-    let o = vouch(&["key", "export", "a", "--format", "minisign"], dir);
+    let o = vouch_at(&["key", "export", "a", "--format", "minisign"], dir);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("PRIVATE"), "{}", text(&o.stderr));
     // --out never replaces a file.
     std::fs::write(dir.join("taken"), "keep me").unwrap();
-    let o = vouch(
+    let o = vouch_at(
         &[
             "key", "export", "a.pub", "--format", "minisign", "--out", "taken",
         ],
@@ -414,11 +408,11 @@ fn export_refuses_keysets_private_keys_and_existing_files() {
         "keep me"
     );
     // --format is required and takes known values only.
-    let o = vouch(&["key", "export", "a.pub"], dir);
+    let o = vouch_at(&["key", "export", "a.pub"], dir);
     assert_eq!(o.status.code(), Some(2));
-    let o = vouch(&["key", "export", "a.pub", "--format", "signify"], dir);
+    let o = vouch_at(&["key", "export", "a.pub", "--format", "signify"], dir);
     assert_eq!(o.status.code(), Some(2));
     // A missing file.
-    let o = vouch(&["key", "export", "nope.pub", "--format", "minisign"], dir);
+    let o = vouch_at(&["key", "export", "nope.pub", "--format", "minisign"], dir);
     assert_eq!(o.status.code(), Some(2));
 }

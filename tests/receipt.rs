@@ -11,6 +11,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod anchor_support;
+mod support;
 mod tsa_support;
 
 use anchor_support::*;

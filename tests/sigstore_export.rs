@@ -12,6 +12,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod peer_support;
+mod support;
 mod tsa_support;
 
 use peer_support::{

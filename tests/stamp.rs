@@ -9,6 +9,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod anchor_support;
+mod support;
 mod tsa_support;
 
 use anchor_support::*;
@@ -22,7 +23,8 @@ use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use support::vouch_timeout;
 
 fn b64() -> base64::engine::GeneralPurpose {
     base64::engine::general_purpose::STANDARD
@@ -232,33 +234,6 @@ fn mkfifo(p: &Path) {
     assert!(st.success());
 }
 
-/// Runs vouch with a deadline: a command that blocks (on a FIFO, say) is
-/// killed and the test fails instead of hanging.
-fn vouch_deadline(args: &[&str], limit: Duration) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vouch"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        if start.elapsed() > limit {
-            child.kill().unwrap();
-            let o = child.wait_with_output().unwrap();
-            panic!(
-                "vouch {args:?} did not finish within {limit:?} (blocked?): {}",
-                stderr(&o)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
 /// A small tree under `d/`: two files, a nested file, a symlink.
 fn small_tree(fx: &Fx) {
     fx.write("d/a.txt", b"alpha\n");
@@ -418,7 +393,7 @@ fn stdin_stream_with_tee_round_trip() {
     let data: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
     let out = fx.out();
     let tee = fx.p("out.bin");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vouch"))
+    let mut child = support::command()
         .args([
             "stamp",
             "-",
@@ -704,7 +679,7 @@ fn tamper_file_replaced_by_fifo_does_not_block_verify() {
     let r = fx.stamp_ok(&["d"], &[]);
     std::fs::remove_file(fx.p("d/a.txt")).unwrap();
     mkfifo(&fx.p("d/a.txt"));
-    let o = vouch_deadline(
+    let o = vouch_timeout(
         &[
             "stamp",
             "verify",
@@ -716,6 +691,7 @@ fn tamper_file_replaced_by_fifo_does_not_block_verify() {
             "--format",
             "json",
         ],
+        Path::new("."),
         Duration::from_secs(20),
     );
     assert_eq!(code(&o), 1, "{}", stdout(&o));
@@ -1552,7 +1528,7 @@ fn fifo_in_a_walked_directory_is_skipped_with_a_warning() {
     small_tree(&fx);
     mkfifo(&fx.p("d/sub/pipe"));
     let out = fx.out();
-    let o = vouch_deadline(
+    let o = vouch_timeout(
         &[
             "stamp",
             s(&fx.p("d")),
@@ -1565,6 +1541,7 @@ fn fifo_in_a_walked_directory_is_skipped_with_a_warning() {
             "--format",
             "json",
         ],
+        Path::new("."),
         Duration::from_secs(20),
     );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
@@ -1580,7 +1557,7 @@ fn fifo_in_a_walked_directory_is_skipped_with_a_warning() {
     assert_eq!(h["left_out"], json!([]), "skipped, not left out");
     assert!(!lines.iter().any(|l| l.contains("pipe")));
     // Verify walks the directory again for extra files: no block, no extra.
-    let o = vouch_deadline(
+    let o = vouch_timeout(
         &[
             "stamp",
             "verify",
@@ -1592,6 +1569,7 @@ fn fifo_in_a_walked_directory_is_skipped_with_a_warning() {
             "--format",
             "json",
         ],
+        Path::new("."),
         Duration::from_secs(20),
     );
     assert_eq!(code(&o), 0, "{}", stdout(&o));
@@ -1604,7 +1582,7 @@ fn fifo_named_explicitly_is_an_error_and_left_out() {
     small_tree(&fx);
     mkfifo(&fx.p("pipe"));
     let out = fx.out();
-    let o = vouch_deadline(
+    let o = vouch_timeout(
         &[
             "stamp",
             s(&fx.p("d")),
@@ -1618,6 +1596,7 @@ fn fifo_named_explicitly_is_an_error_and_left_out() {
             "--format",
             "json",
         ],
+        Path::new("."),
         Duration::from_secs(20),
     );
     assert_eq!(code(&o), 2, "{}", stderr(&o));
@@ -1641,7 +1620,7 @@ fn fifo_named_explicitly_is_an_error_and_left_out() {
     );
     // A FIFO alone: nothing to stamp, no receipt.
     let out = fx.out();
-    let o = vouch_deadline(
+    let o = vouch_timeout(
         &[
             "stamp",
             s(&fx.p("pipe")),
@@ -1652,6 +1631,7 @@ fn fifo_named_explicitly_is_an_error_and_left_out() {
             "--out",
             s(&out),
         ],
+        Path::new("."),
         Duration::from_secs(20),
     );
     assert_eq!(code(&o), 2, "{}", stderr(&o));
@@ -1773,7 +1753,7 @@ fn append_refuses_the_stamp_kind() {
     assert!(stderr(&o).contains("stamp"), "{}", stderr(&o));
     assert_eq!(fx.w.lines(), before, "nothing appended");
     // Through stdin too.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vouch"))
+    let mut child = support::command()
         .args([
             "append",
             s(&fx.w.log),
@@ -2037,7 +2017,7 @@ fn outputs_never_overwrite_the_log_the_key_or_a_stamped_file() {
     }
     // --tee onto the log or the key, with stdin.
     for tee in [&log, &fx.w.key] {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_vouch"))
+        let mut child = support::command()
             .args([
                 "stamp",
                 "-",
@@ -2272,7 +2252,7 @@ fn an_unreadable_file_is_left_out_and_the_run_exits_2() {
         |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
     mode(d, 0o777);
     let bin = d.join("vouch");
-    std::fs::copy(env!("CARGO_BIN_EXE_vouch"), &bin).unwrap();
+    std::fs::copy(support::BIN, &bin).unwrap();
     mode(&bin, 0o755);
     let k = vouch(&[
         "keygen",

@@ -6,21 +6,16 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod peer_support;
+mod support;
 mod tsa_support;
+
+use support::vouch_at;
 
 use peer_support::{minisign_or_skip, run_sigstore_peer, sigstore_peer_or_skip};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use tsa_support::{KeyKind, LocalTsa, Pki, openssl_or_skip};
-
-fn vouch(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vouch"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
 
 fn ok(o: &Output) -> &Output {
     assert_eq!(
@@ -51,9 +46,9 @@ fn world() -> World {
     let chain = pki.write("export-chain.pem", &chain);
     let server = LocalTsa::start(pki.path().to_path_buf(), signer, None, "sha256");
     let dir = tempfile::tempdir().unwrap();
-    ok(&vouch(
-        dir.path(),
+    ok(&vouch_at(
         &["keygen", "--origin", "example.com/stamp", "--out", "k"],
+        dir.path(),
     ));
     std::fs::create_dir(dir.path().join("out")).unwrap();
     std::fs::write(dir.path().join("out/report.md"), b"# report\nall good\n").unwrap();
@@ -93,7 +88,7 @@ fn stamp(w: &World, extra: &[&str]) -> Output {
         "trusted_root.json",
     ];
     args.extend_from_slice(extra);
-    vouch(w.dir.path(), &args)
+    vouch_at(&args, w.dir.path())
 }
 
 fn peer(w: &World, bundle: &Path, key: &Path, artifact: Option<&Path>) -> peer_support::PeerResult {
@@ -154,8 +149,7 @@ fn check_bundle(w: &World, key_pem: &Path, covers: &str) {
     );
     // vouch itself verifies the run, token included.
     let roots = w.roots.to_str().unwrap();
-    let v = vouch(
-        w.dir.path(),
+    let v = vouch_at(
         &[
             "stamp",
             "verify",
@@ -167,6 +161,7 @@ fn check_bundle(w: &World, key_pem: &Path, covers: &str) {
             "--format",
             "json",
         ],
+        w.dir.path(),
     );
     let rep: Value = serde_json::from_slice(&v.stdout).unwrap();
     assert_eq!(rep["verdict"], "verified", "{rep:#}");
@@ -258,11 +253,11 @@ fn sigstore_bundle_with_the_ed25519_stamping_key_verifies_with_sigstore_js() {
     }
     let w = world();
     ok(&stamp(&w, &[]));
-    ok(&vouch(
-        w.dir.path(),
+    ok(&vouch_at(
         &[
             "key", "export", "k.pub", "--format", "pem", "--out", "k.pem",
         ],
+        w.dir.path(),
     ));
     check_bundle(&w, &p(&w, "k.pem"), "signature");
 }
@@ -311,8 +306,7 @@ fn sigstore_bundle_with_a_p256_key_verifies_with_sigstore_js_and_the_key_is_pinn
     lines[0] = serde_json::to_string(&h).unwrap();
     std::fs::write(p(&w, "swapped.vouch"), lines.join("\n") + "\n").unwrap();
     let roots = w.roots.to_str().unwrap();
-    let v = vouch(
-        d,
+    let v = vouch_at(
         &[
             "stamp",
             "verify",
@@ -324,6 +318,7 @@ fn sigstore_bundle_with_a_p256_key_verifies_with_sigstore_js_and_the_key_is_pinn
             "--format",
             "json",
         ],
+        d,
     );
     assert_eq!(v.status.code(), Some(1));
     let rep: Value = serde_json::from_slice(&v.stdout).unwrap();
@@ -340,14 +335,14 @@ fn sigstore_bundle_with_a_p256_key_verifies_with_sigstore_js_and_the_key_is_pinn
 #[test]
 fn a_sigstore_bundle_needs_a_token() {
     let w = tempfile::tempdir().unwrap();
-    ok(&vouch(
-        w.path(),
+    ok(&vouch_at(
         &["keygen", "--origin", "x.example/s", "--out", "k"],
+        w.path(),
     ));
     std::fs::write(w.path().join("f"), b"x").unwrap();
-    let o = vouch(
-        w.path(),
+    let o = vouch_at(
         &["stamp", "f", "--key", "k", "--sigstore", "b.json"],
+        w.path(),
     );
     assert_eq!(o.status.code(), Some(2));
     assert!(!w.path().join("b.json").exists());
@@ -361,15 +356,14 @@ fn minisign_export_of_one_file_verifies_with_minisign() {
     }
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    ok(&vouch(
-        d,
+    ok(&vouch_at(
         &["keygen", "--origin", "example.com/stamp", "--out", "k"],
+        d,
     ));
     std::fs::create_dir(d.join("out")).unwrap();
     std::fs::write(d.join("out/model-card.md"), b"# model card\n").unwrap();
     std::fs::write(d.join("out/other.md"), b"other\n").unwrap();
-    ok(&vouch(
-        d,
+    ok(&vouch_at(
         &[
             "stamp",
             "out",
@@ -380,9 +374,9 @@ fn minisign_export_of_one_file_verifies_with_minisign() {
             "--out",
             "run.vouch",
         ],
-    ));
-    ok(&vouch(
         d,
+    ));
+    ok(&vouch_at(
         &[
             "stamp",
             "extract",
@@ -395,9 +389,9 @@ fn minisign_export_of_one_file_verifies_with_minisign() {
             "--key",
             "k",
         ],
-    ));
-    ok(&vouch(
         d,
+    ));
+    ok(&vouch_at(
         &[
             "key",
             "export",
@@ -407,6 +401,7 @@ fn minisign_export_of_one_file_verifies_with_minisign() {
             "--out",
             "k.minisign.pub",
         ],
+        d,
     ));
     let m = Command::new("minisign")
         .args([
@@ -458,8 +453,7 @@ fn minisign_export_of_one_file_verifies_with_minisign() {
         .unwrap();
     assert!(!m.status.success());
     // And vouch refuses to sign a file whose bytes are not the stamped ones.
-    let o = vouch(
-        d,
+    let o = vouch_at(
         &[
             "stamp",
             "extract",
@@ -472,6 +466,7 @@ fn minisign_export_of_one_file_verifies_with_minisign() {
             "--key",
             "k",
         ],
+        d,
     );
     // The file does not hold what was stamped: rejected (exit 1).
     assert_eq!(
@@ -483,12 +478,11 @@ fn minisign_export_of_one_file_verifies_with_minisign() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("not the stamped ones"));
     assert!(!d.join("again.minisig").exists());
     // Another key than the stamp's is refused.
-    ok(&vouch(
-        d,
+    ok(&vouch_at(
         &["keygen", "--origin", "example.com/stamp", "--out", "k2"],
-    ));
-    let o = vouch(
         d,
+    ));
+    let o = vouch_at(
         &[
             "stamp",
             "extract",
@@ -501,6 +495,7 @@ fn minisign_export_of_one_file_verifies_with_minisign() {
             "--key",
             "k2",
         ],
+        d,
     );
     assert_eq!(o.status.code(), Some(2));
 }

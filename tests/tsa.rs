@@ -3,6 +3,7 @@
 //! here because OpenSSL will not make them), and the real-world corpus.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
 mod tsa_support;
 
 use std::path::{Path, PathBuf};
@@ -98,7 +99,7 @@ fn verify(f: &Fixture, name: &str, token: &[u8], extra: &[&str]) -> (i32, String
         args.extend(["--ca-file", p(&f.root.cert_pem)]);
     }
     args.extend_from_slice(extra);
-    let out = vouch(&args);
+    let out = outcome(&args);
     (out.code, out.reason())
 }
 
@@ -189,7 +190,7 @@ fn request_round_trips_against_a_local_openssl_tsa() {
     ] {
         let server = LocalTsa::start(f.pki.path().to_path_buf(), tsa.clone(), None, "sha256");
         let out = f.pki.path().join(format!("roundtrip-{md}.tsr"));
-        let r = vouch(&[
+        let r = outcome(&[
             "tsa",
             "request",
             "--url",
@@ -209,7 +210,7 @@ fn request_round_trips_against_a_local_openssl_tsa() {
         let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
         let nonce = v["nonce"].as_str().unwrap().to_string();
         assert!(nonce.len() >= 16, "nonce of 64 bits or more");
-        let ok = vouch(&[
+        let ok = outcome(&[
             "tsa",
             "verify",
             p(&out),
@@ -221,7 +222,7 @@ fn request_round_trips_against_a_local_openssl_tsa() {
             &nonce,
         ]);
         assert_eq!(ok.code, 0, "{}", ok.stderr);
-        let wrong = vouch(&[
+        let wrong = outcome(&[
             "tsa",
             "verify",
             p(&out),
@@ -233,7 +234,7 @@ fn request_round_trips_against_a_local_openssl_tsa() {
             "01",
         ]);
         assert_eq!(wrong.code, 1);
-        let show = vouch(&["tsa", "show", p(&out), "--format", "json"]);
+        let show = outcome(&["tsa", "show", p(&out), "--format", "json"]);
         assert_eq!(show.code, 0);
         let s: serde_json::Value = serde_json::from_str(&show.stdout).unwrap();
         assert_eq!(s["tst_info"]["imprint_alg"], md);
@@ -252,7 +253,7 @@ fn request_with_policy_digest_and_no_nonce() {
     );
     let digest = format!("sha256:{}", hex(&hash("sha256", DATA)));
     let out = f.pki.path().join("policy.tsr");
-    let r = vouch(&[
+    let r = outcome(&[
         "tsa",
         "request",
         "--url",
@@ -266,7 +267,7 @@ fn request_with_policy_digest_and_no_nonce() {
         p(&out),
     ]);
     assert_eq!(r.code, 0, "{} {}", r.stdout, r.stderr);
-    let ok = vouch(&[
+    let ok = outcome(&[
         "tsa",
         "verify",
         p(&out),
@@ -278,7 +279,7 @@ fn request_with_policy_digest_and_no_nonce() {
         "1.2.3.4.5",
     ]);
     assert_eq!(ok.code, 0, "{}", ok.stderr);
-    let bad = vouch(&[
+    let bad = outcome(&[
         "tsa",
         "verify",
         p(&out),
@@ -301,7 +302,7 @@ fn request_to_a_dead_url_is_an_operational_error() {
     let url = format!("http://{}/", listener.local_addr().unwrap());
     drop(listener);
     let out = f.pki.path().join("dead.tsr");
-    let r = vouch(&[
+    let r = outcome(&[
         "tsa",
         "request",
         "--url",
@@ -328,7 +329,7 @@ fn request_retries_after_a_server_error() {
         Mode::FailFirst(1),
     );
     let out = f.pki.path().join("retry.tsr");
-    let r = vouch(&[
+    let r = outcome(&[
         "tsa",
         "request",
         "--url",
@@ -353,7 +354,7 @@ fn request_refuses_oversized_and_mismatched_responses() {
         Mode::Oversized,
     );
     let out = f.pki.path().join("big.tsr");
-    let r = vouch(&[
+    let r = outcome(&[
         "tsa",
         "request",
         "--url",
@@ -374,7 +375,7 @@ fn request_refuses_oversized_and_mismatched_responses() {
         Mode::OtherRequest,
     );
     let out = f.pki.path().join("other.tsr");
-    let r = vouch(&[
+    let r = outcome(&[
         "tsa",
         "request",
         "--url",
@@ -941,7 +942,7 @@ fn digest_algorithm_must_match_the_callers() {
     let t = build(f, &f.tsa_p256, |_| {});
     let path = f.pki.write("alg.tsr", &t);
     let d384 = format!("sha384:{}", hex(&hash("sha384", DATA)));
-    let r = vouch(&[
+    let r = outcome(&[
         "tsa",
         "verify",
         p(&path),
@@ -964,7 +965,7 @@ fn digest_algorithm_must_match_the_callers() {
 fn garbage_is_invalid_evidence_and_a_missing_file_an_error() {
     let Some(f) = fixture() else { return };
     let garbage = f.pki.write("garbage.tsr", b"\x30\x03\x02\x01");
-    let r = vouch(&[
+    let r = outcome(&[
         "tsa",
         "verify",
         p(&garbage),
@@ -975,7 +976,7 @@ fn garbage_is_invalid_evidence_and_a_missing_file_an_error() {
     ]);
     assert_eq!(r.code, 1);
     assert_eq!(r.stderr.lines().count(), 1, "one line: {}", r.stderr);
-    let r = vouch(&[
+    let r = outcome(&[
         "tsa",
         "verify",
         "/nonexistent.tsr",
@@ -985,9 +986,9 @@ fn garbage_is_invalid_evidence_and_a_missing_file_an_error() {
         p(&f.root.cert_pem),
     ]);
     assert_eq!(r.code, 2);
-    let r = vouch(&["tsa", "verify", p(&garbage), "--data", p(&f.data)]);
+    let r = outcome(&["tsa", "verify", p(&garbage), "--data", p(&f.data)]);
     assert_eq!(r.code, 2, "missing --ca-file is a usage error");
-    let r = vouch(&["tsa", "show", p(&garbage)]);
+    let r = outcome(&["tsa", "show", p(&garbage)]);
     assert_eq!(r.code, 1);
 }
 
@@ -1001,7 +1002,7 @@ fn batch_verify_reports_each_token() {
         "batch-bad.tsr",
         &build(f, &f.tsa_p256, |s| s.corrupt_signature = true),
     );
-    let r = vouch(&[
+    let r = outcome(&[
         "tsa",
         "verify",
         p(&good),
@@ -1012,7 +1013,7 @@ fn batch_verify_reports_each_token() {
         p(&f.root.cert_pem),
     ]);
     assert_eq!(r.code, 0, "{}", r.stdout);
-    let r = vouch(&[
+    let r = outcome(&[
         "tsa",
         "verify",
         p(&good),
@@ -1039,10 +1040,10 @@ fn show_and_pem_input() {
     let pem = format!("-----BEGIN PKCS7-----\n{b64}\n-----END PKCS7-----\n");
     let path = f.pki.write("token.pem", pem.as_bytes());
     expect_valid(f, "pem", pem.as_bytes(), &[]);
-    let r = vouch(&["tsa", "show", p(&path)]);
+    let r = outcome(&["tsa", "show", p(&path)]);
     assert_eq!(r.code, 0);
     assert!(r.stdout.contains("TSA P-256"), "{}", r.stdout);
-    let r = vouch(&["tsa", "show", p(&path), "--format", "json"]);
+    let r = outcome(&["tsa", "show", p(&path), "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["tst_info"]["nonce"], NONCE_HEX);
     assert_eq!(v["signers"][0]["signer_certificate"], 0);
@@ -1171,7 +1172,7 @@ fn real_world_corpus_verdicts() {
         }
         args.extend(["--format".into(), "json".into()]);
         let a: Vec<&str> = args.iter().map(String::as_str).collect();
-        let out = vouch(&a);
+        let out = outcome(&a);
         let valid = case["expect"] == "valid";
         let reason = out.reason();
         if valid {
@@ -1219,7 +1220,7 @@ const OPENSSL_STRICTER: &[(&str, &str)] = &[
     ),
 ];
 
-fn vouch_accepts(f: &Fixture, token: &[u8], untrusted: Option<&Identity>) -> bool {
+fn accepted_by_vouch(f: &Fixture, token: &[u8], untrusted: Option<&Identity>) -> bool {
     let mut trust = vouch::tsa::TrustStore::new();
     trust.add_anchors(&f.root.der).unwrap();
     if let Some(u) = untrusted {
@@ -1244,7 +1245,7 @@ fn differential(
     token: &[u8],
     untrusted: Option<&Identity>,
 ) -> Option<String> {
-    if !vouch_accepts(f, token, untrusted) {
+    if !accepted_by_vouch(f, token, untrusted) {
         return None;
     }
     let info = vouch::tsa::show(token).unwrap();
@@ -1285,7 +1286,7 @@ fn differential_bit_flips_in_every_region() {
                 let mut m = base.clone();
                 m[off] ^= bit;
                 total += 1;
-                if vouch_accepts(f, &m, None) {
+                if accepted_by_vouch(f, &m, None) {
                     accepted += 1;
                 }
                 if let Some(miss) = differential(f, &format!("{md}-flip-{off}-{bit:02x}"), &m, None)

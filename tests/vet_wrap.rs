@@ -13,6 +13,7 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 mod mcp_support;
+mod support;
 use mcp_support::*;
 
 const ALLOW_ALL: &str = "version = 1\ndefault = \"allow\"\n";
@@ -54,7 +55,7 @@ fn families(t: &Value) -> Vec<String> {
 
 /// The rule ids of the built-in ruleset (`vouch scan --rules`).
 fn rule_ids() -> Vec<String> {
-    let out = Command::new(vouch())
+    let out = command()
         .args(["scan", "--rules", "--format", "json"])
         .output()
         .unwrap();
@@ -70,7 +71,7 @@ fn rule_ids() -> Vec<String> {
 
 fn pins_cmd(env: &Env, log: &str, args: &[&str]) -> Vec<String> {
     let mut v = vec![
-        vouch().to_owned(),
+        BIN.to_owned(),
         "pins".into(),
         args[0].to_owned(),
         "--id".into(),
@@ -191,7 +192,7 @@ fn official_servers_pass_vetting_and_pin_stably_across_restarts() {
             "{log}"
         );
         assert_eq!(env.verify(log)["exit"], 0);
-        let status = Command::new(vouch())
+        let status = command()
             .args(&pins_cmd(&env, log, &["status"])[1..])
             .output()
             .unwrap();
@@ -272,7 +273,7 @@ fn poisoned_tools_are_withheld_with_their_rule_ids_and_the_others_still_work() {
         assert_eq!(d["rule"], "vet.scan_blocked");
         // A receipt for the verdict verifies offline.
         let receipt = env.path("verdict.receipt");
-        let out = Command::new(vouch())
+        let out = command()
             .arg("receipt")
             .arg(env.path("p.log"))
             .args(["--seq", &v["_seq"].to_string(), "--out"])
@@ -280,7 +281,7 @@ fn poisoned_tools_are_withheld_with_their_rule_ids_and_the_others_still_work() {
             .output()
             .unwrap();
         assert!(out.status.success(), "{out:?}");
-        let out = Command::new(vouch())
+        let out = command()
             .args(["receipt", "verify", "--pub"])
             .arg(env.path("k.pub"))
             .arg(&receipt)
@@ -405,7 +406,7 @@ fn require_approval_then_approve_and_revoke_through_a_terminal() {
     assert_eq!(tool(v, "echo")["reason"], "pending_approval");
 
     // status shows it and exits 1.
-    let status = Command::new(vouch())
+    let status = command()
         .args(&pins_cmd(&env, "a.log", &["status"])[1..])
         .output()
         .unwrap();
@@ -418,7 +419,7 @@ fn require_approval_then_approve_and_revoke_through_a_terminal() {
 
     // No terminal: refused, nothing written.
     let before = env.records("a.log").len();
-    let out = Command::new(vouch())
+    let out = command()
         .args(&pins_cmd(&env, "a.log", &["approve"])[1..])
         .stdin(Stdio::piped())
         .output()
@@ -496,7 +497,7 @@ fn require_approval_then_approve_and_revoke_through_a_terminal() {
     // An id no record names is an error, not "nothing to review".
     let mut argv = pins_cmd(&env, "a.log", &["status"]);
     argv[4] = "other".into();
-    let out = Command::new(vouch()).args(&argv[1..]).output().unwrap();
+    let out = command().args(&argv[1..]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert_eq!(env.verify("a.log")["exit"], 0);
 }
@@ -526,7 +527,7 @@ fn a_changed_launch_command_is_an_identity_change() {
     assert!(listed(&two, 0).is_empty());
     let v = verdicts(&env, "id.log");
     assert_eq!(v[1]["server_blocked"], "identity_changed");
-    let status = Command::new(vouch())
+    let status = command()
         .args(&pins_cmd(&env, "id.log", &["status"])[1..])
         .output()
         .unwrap();
@@ -598,14 +599,14 @@ fn a_log_that_does_not_verify_starts_nothing() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("does not verify"));
-    let status = Command::new(vouch())
+    let status = command()
         .args(&pins_cmd(&env, "t.log", &["status"])[1..])
         .output()
         .unwrap();
     assert_eq!(status.status.code(), Some(1));
     // A log that is not there, or an id no record names: exit 2, not
     // "nothing to review".
-    let out = Command::new(vouch())
+    let out = command()
         .args(&pins_cmd(&env, "missing.log", &["status"])[1..])
         .output()
         .unwrap();
@@ -627,7 +628,7 @@ fn scan_a_host_config_file_and_sarif() {
     }});
     let path = env.path("claude_desktop_config.json");
     std::fs::write(&path, config.to_string()).unwrap();
-    let out = Command::new(vouch())
+    let out = command()
         .args(["scan", "--config"])
         .arg(&path)
         .args(["--format", "json"])
@@ -664,7 +665,7 @@ fn scan_a_host_config_file_and_sarif() {
         "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}, "sidenote": {"type": "string"}}}
     }]});
     std::fs::write(&saved, listing.to_string()).unwrap();
-    let out = Command::new(vouch())
+    let out = command()
         .arg("scan")
         .arg(&saved)
         .args(["--format", "sarif"])
@@ -694,19 +695,11 @@ fn scan_a_host_config_file_and_sarif() {
         .to_string(),
     )
     .unwrap();
-    let out = Command::new(vouch())
-        .arg("scan")
-        .arg(&saved)
-        .output()
-        .unwrap();
+    let out = command().arg("scan").arg(&saved).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     // Not a listing: exit 2.
     std::fs::write(&saved, "[1,2]").unwrap();
-    let out = Command::new(vouch())
-        .arg("scan")
-        .arg(&saved)
-        .output()
-        .unwrap();
+    let out = command().arg("scan").arg(&saved).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
 
@@ -761,7 +754,7 @@ fn scan_config_lists_a_wrapped_server_and_never_writes_its_log() {
     let path = env.path("claude_desktop_config.json");
     std::fs::write(&path, config.to_string()).unwrap();
     let scan = |format: &str| {
-        Command::new(vouch())
+        command()
             .args(["scan", "--config"])
             .arg(&path)
             .args(["--format", format])
@@ -798,7 +791,7 @@ fn scan_config_lists_a_wrapped_server_and_never_writes_its_log() {
         assert_eq!(
             s["wrapped"],
             json!({
-                "vouch": vouch(),
+                "vouch": BIN,
                 "log": env.path(log).display().to_string(),
                 "policy": env.path("policy.toml").display().to_string(),
                 "key": env.path("k").display().to_string(),
@@ -833,7 +826,7 @@ fn scan_config_lists_a_wrapped_server_and_never_writes_its_log() {
     assert!(
         table.contains(&format!(
             "wrapped by {} wrap: id test-server, log {}",
-            vouch(),
+            BIN,
             env.path("prod.jsonl").display()
         )),
         "{table}"
@@ -855,7 +848,7 @@ fn scan_config_lists_a_wrapped_server_and_never_writes_its_log() {
     assert_eq!(std::fs::read(env.path("prod.jsonl")).unwrap(), before);
 
     // `vouch scan -- vouch wrap ... -- SERVER` is taken apart the same way.
-    let out = Command::new(vouch())
+    let out = command()
         .args(["scan", "--format", "json", "--"])
         .args(wrap("prod.jsonl"))
         .output()

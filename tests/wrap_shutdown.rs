@@ -21,6 +21,7 @@ use std::process::{Command, ExitStatus};
 use std::time::{Duration, Instant};
 
 mod mcp_support;
+mod support;
 use mcp_support::*;
 
 const ALLOW_ALL: &str = "version = 1\ndefault = \"allow\"\n";
@@ -96,7 +97,7 @@ fn calls_received(received: &Path) -> Vec<Value> {
 
 /// `vouch verify LOG --pub k.pub --strict`: exit code and output.
 fn verify_strict(env: &Env, log: &str) -> (i32, String) {
-    let out = Command::new(vouch())
+    let out = command()
         .arg("verify")
         .arg(env.path(log))
         .arg("--pub")

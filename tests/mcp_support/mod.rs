@@ -11,9 +11,10 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
-pub fn vouch() -> &'static str {
-    env!("CARGO_BIN_EXE_vouch")
-}
+// The binary and its runner are the shared support module's (the test
+// crate declares `mod support;`).
+#[allow(unused_imports)]
+pub use crate::support::{BIN, command};
 
 pub fn peer_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/mcp")
@@ -115,8 +116,8 @@ pub struct Env {
 
 impl Env {
     pub fn new() -> Env {
-        let dir = tempfile::tempdir().unwrap();
-        let out = Command::new(vouch())
+        let dir = crate::support::workdir();
+        let out = command()
             .args(["keygen", "--origin", "wrap.test/mcp", "--out"])
             .arg(dir.path().join("k"))
             .output()
@@ -138,7 +139,7 @@ impl Env {
     /// `vouch wrap ... -- server...` as a command line.
     pub fn wrap(&self, log: &str, extra: &[&str], server: &[String]) -> Vec<String> {
         let mut v = vec![
-            vouch().to_owned(),
+            BIN.to_owned(),
             "wrap".into(),
             "--policy".into(),
             self.path("policy.toml").display().to_string(),
@@ -157,7 +158,7 @@ impl Env {
     }
 
     pub fn verify(&self, log: &str) -> Value {
-        let out = Command::new(vouch())
+        let out = command()
             .arg("verify")
             .arg(self.path(log))
             .arg("--pub")

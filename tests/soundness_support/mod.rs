@@ -4,49 +4,16 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::Value;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Output;
 use vouch::chain::record::{self, NewRecord};
 use vouch::merkle::{Hash, leaf_hash};
 use vouch::note::{SignerKey, checkpoint::Checkpoint};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_vouch");
-
-pub fn vouch(args: &[&str], dir: &Path) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
-pub fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-pub fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-pub fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-pub fn both(o: &Output) -> String {
-    format!(
-        "exit {}\n--- stdout\n{}\n--- stderr\n{}",
-        code(o),
-        stdout(o),
-        stderr(o)
-    )
-}
-
-pub fn json(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", both(o)))
-}
+// The runner and output readers are the shared support module's (the test
+// crate declares `mod support;`).
+#[allow(unused_imports)]
+pub use crate::support::{BIN, both, code, json, stderr, stdout, vouch_at, vouch_timeout};
 
 /// Asserts the process did not panic (exit 101 or a panic message).
 pub fn no_panic(o: &Output, what: &str) {
@@ -59,47 +26,6 @@ pub fn no_panic(o: &Output, what: &str) {
     assert!(code(o) >= 0, "{what} was killed by a signal: {}", both(o));
 }
 
-/// Runs the binary with a wall-clock guard: kills it and fails the test if
-/// it has not finished after `limit`.
-pub fn vouch_timeout(args: &[&str], dir: &Path, limit: Duration) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let t_out = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out.read_to_end(&mut v);
-        v
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
-        v
-    });
-    let start = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return Output {
-                status,
-                stdout: t_out.join().unwrap(),
-                stderr: t_err.join().unwrap(),
-            };
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("vouch {args:?} hung for more than {limit:?} (killed)");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// A temporary working directory.
 pub struct Work {
     pub dir: tempfile::TempDir,
@@ -108,7 +34,7 @@ pub struct Work {
 impl Work {
     pub fn new() -> Work {
         Work {
-            dir: tempfile::tempdir().unwrap(),
+            dir: crate::support::workdir(),
         }
     }
 
@@ -131,7 +57,7 @@ impl Work {
     }
 
     pub fn run(&self, args: &[&str]) -> Output {
-        vouch(args, self.p())
+        vouch_at(args, self.p())
     }
 
     /// Runs and asserts exit 0.

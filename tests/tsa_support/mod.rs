@@ -1024,15 +1024,13 @@ impl Outcome {
     }
 }
 
-pub fn vouch(args: &[&str]) -> Outcome {
-    let out = Command::new(env!("CARGO_BIN_EXE_vouch"))
-        .args(args)
-        .output()
-        .unwrap();
+/// Runs `vouch ARGS` through the shared runner; its exit code and output.
+pub fn outcome(args: &[&str]) -> Outcome {
+    let out = crate::support::vouch(args);
     Outcome {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: crate::support::code(&out),
+        stdout: crate::support::stdout(&out),
+        stderr: crate::support::stderr(&out),
     }
 }
 
