@@ -4,31 +4,25 @@
 //! keeps changing the file while vouch hashes it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::io::Write;
-use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-
-fn vouch(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_vouch"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
+use support::vouch_at;
 
 #[test]
 fn a_file_changing_while_verified_is_modified() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let o = vouch(
-        d,
+    let o = vouch_at(
         &["keygen", "--origin", "example.com/changing", "--out", "k"],
+        d,
     );
     assert_eq!(o.status.code(), Some(0));
     let big = vec![b'a'; 32 << 20];
     std::fs::write(d.join("f"), &big).unwrap();
-    let o = vouch(d, &["stamp", "f", "--key", "k", "--out", "r.vouch"]);
+    let o = vouch_at(&["stamp", "f", "--key", "k", "--out", "r.vouch"], d);
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -52,11 +46,11 @@ fn a_file_changing_while_verified_is_modified() {
                 f.sync_data().unwrap();
             }
         });
-        let o = vouch(
-            d,
+        let o = vouch_at(
             &[
                 "stamp", "verify", "r.vouch", "--pub", "k.pub", "--format", "json",
             ],
+            d,
         );
         stop.store(true, Ordering::Relaxed);
         writer.join().unwrap();
