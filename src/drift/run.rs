@@ -24,12 +24,12 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
-mod compare;
 mod accept;
+mod compare;
 mod history;
 mod mtree_io;
-pub use compare::*;
 pub use accept::*;
+pub use compare::*;
 pub use history::*;
 pub use mtree_io::*;
 
