@@ -30,6 +30,7 @@ mod scan;
 pub mod segments;
 pub mod state;
 mod stitch;
+pub mod stream;
 mod tail;
 pub mod tree;
 pub mod trust;

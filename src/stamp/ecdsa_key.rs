@@ -164,6 +164,18 @@ fn check_curve(curve: String) -> Result<(), EcKeyError> {
 }
 
 impl EcdsaP256Key {
+    /// Reads the P-256 key file at `path` (PKCS#8 or SEC1 PEM, at most
+    /// 64 KiB; [`Self::from_pem`]).
+    pub fn load(path: &std::path::Path) -> crate::Result<Self> {
+        let pem = crate::fs::read_bounded(path, 1 << 16)?;
+        Self::from_pem(&pem).map_err(|problem| {
+            crate::Error::Stamp(super::StampProblem::P256Key {
+                path: path.to_path_buf(),
+                problem,
+            })
+        })
+    }
+
     /// Reads a PEM private key: `PRIVATE KEY` (PKCS#8) or `EC PRIVATE KEY`
     /// (SEC1). Other PEM blocks (e.g. `EC PARAMETERS`, which `openssl
     /// ecparam -genkey` writes first) are skipped; exactly one key block

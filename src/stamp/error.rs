@@ -116,6 +116,12 @@ pub enum StampProblem {
     /// The minisign signature cannot be made as asked.
     #[error("cannot sign for minisign: {0}")]
     Minisign(super::minisign::MinisignError),
+    /// `--sigstore-key` is not a usable P-256 key.
+    #[error("{}: not a usable P-256 key: {problem}", path.display())]
+    P256Key {
+        path: std::path::PathBuf,
+        problem: super::ecdsa_key::EcKeyError,
+    },
     /// The Sigstore trusted root needs the TSA's issuing certificate.
     #[error(
         "cannot write the trusted root: the TSA certificate ({subject}) was not issued by a certificate of --tsa-ca"
@@ -146,6 +152,7 @@ impl StampProblem {
             StampProblem::NoContent { .. } => "no_content",
             StampProblem::Export(_) => "cannot_export",
             StampProblem::Minisign(e) => e.code(),
+            StampProblem::P256Key { .. } => "bad_p256_key",
             StampProblem::TsaIssuer { .. } => "tsa_issuer_not_given",
             StampProblem::NotTheStampedBytes { .. } => "not_the_stamped_bytes",
         }

@@ -197,3 +197,32 @@ pub fn sigstore_trusted_root(
     sigstore::trusted_root(chain.as_bytes(), &t.url, None, None)
         .map_err(|e| usage(ExportProblem::Sigstore(e)))
 }
+
+/// Where `vouch stamp --sigstore` writes: the bundle, and optionally the
+/// TrustedRoot naming the TSA (with the `--tsa-ca` PEM it is built from).
+pub struct SigstoreOutputs<'a> {
+    pub bundle: &'a Path,
+    pub trusted_root: Option<(&'a Path, &'a Path, &'a crate::tsa::TrustStore)>,
+}
+
+/// Writes the run's Sigstore bundle (and TrustedRoot) as pretty JSON.
+pub fn write_sigstore(
+    header: &Header,
+    stamping_key: &[u8; 32],
+    out: &SigstoreOutputs<'_>,
+) -> Result<()> {
+    let bundle = sigstore_bundle(header, stamping_key)?;
+    write_json(out.bundle, "the Sigstore bundle", &bundle)?;
+    if let Some((path, ca, roots)) = out.trusted_root {
+        let pem = crate::fs::read_bounded(ca, crate::tsa::MAX_CERTS_BYTES)?;
+        let root = sigstore_trusted_root(header, &pem, roots)?;
+        write_json(path, "the Sigstore trusted root", &root)?;
+    }
+    Ok(())
+}
+
+fn write_json(path: &Path, what: &'static str, value: &impl serde::Serialize) -> Result<()> {
+    let text =
+        serde_json::to_string_pretty(value).map_err(|source| Error::Serialize { what, source })?;
+    std::fs::write(path, format!("{text}\n")).map_err(|e| Error::io(path, e))
+}

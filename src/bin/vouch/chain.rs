@@ -5,7 +5,6 @@
 use crate::error;
 use crate::output::{self, EXIT_REJECTED, EXIT_VERIFIED, Format};
 use comfy_table::{Cell, Color, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
-use std::io::{BufRead, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use vouch::chain::proof::{ConsistencyDetails, InclusionDetails, ProofReport};
@@ -253,90 +252,31 @@ pub fn append(args: AppendArgs) -> ExitCode {
                 ack(&done, format);
                 return Ok(ExitCode::from(EXIT_VERIFIED));
             }
-            append_stdin(&args, &key, format)
+            let mut input = std::io::BufReader::with_capacity(4 << 20, std::io::stdin().lock());
+            chain::stream::append_lines(&args.log, &key, &args.kind, &mut input, &mut |done| {
+                ack(done, format)
+            })?;
+            Ok(ExitCode::from(EXIT_VERIFIED))
         })(),
         format,
     )
 }
 
+/// One line per record appended: `appended seq N`, or (JSON lines) the
+/// record's seq and leaf hash.
 fn ack(done: &[writer::Appended], format: Format) {
-    let mut text = String::new();
+    #[derive(serde::Serialize)]
+    struct Ack {
+        seq: u64,
+        leaf: String,
+    }
     for a in done {
         match format {
-            Format::Json => text.push_str(&format!(
-                "{{\"seq\":{},\"leaf\":\"{}\"}}\n",
-                a.seq,
-                vouch::hex::encode(&a.leaf)
-            )),
-            Format::Table => text.push_str(&format!("appended seq {}\n", a.seq)),
-        }
-    }
-    output::print_stdout(&text);
-}
-
-/// Reads JSON values line by line; appends what is already buffered as one
-/// batch (one lock, one fsync), so interactive input is written line by
-/// line and bulk input in large batches.
-fn append_stdin(
-    args: &AppendArgs,
-    key: &vouch::note::SignerKey,
-    format: Format,
-) -> Result<ExitCode> {
-    const MAX_BATCH: usize = 4096;
-    let stdin = std::io::stdin();
-    let mut input = std::io::BufReader::with_capacity(4 << 20, stdin.lock());
-    let mut line_no = 0u64;
-    let mut raw = Vec::new();
-    loop {
-        let mut batch: Vec<serde_json::Value> = Vec::new();
-        let mut bad: Option<Error> = None;
-        loop {
-            raw.clear();
-            let n = (&mut input)
-                .take(chain::record::MAX_LINE_LEN as u64 + 2)
-                .read_until(b'\n', &mut raw)
-                .map_err(|e| Error::io("<stdin>", e))?;
-            if n == 0 {
-                break;
-            }
-            line_no += 1;
-            if raw.len() > chain::record::MAX_LINE_LEN + 1 {
-                bad = Some(Error::InputLineTooLong {
-                    line: line_no,
-                    max: chain::record::MAX_LINE_LEN,
-                });
-                break;
-            }
-            let text = raw.strip_suffix(b"\n").unwrap_or(&raw);
-            let text = text.strip_suffix(b"\r").unwrap_or(text);
-            if text.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            match chain::record::parse_body(text) {
-                Ok(v) => batch.push(v),
-                Err(problem) => {
-                    bad = Some(Error::Body {
-                        at: chain::BodySource::StdinLine(line_no),
-                        problem,
-                    });
-                    break;
-                }
-            }
-            if batch.len() >= MAX_BATCH || !input.buffer().contains(&b'\n') {
-                break;
-            }
-        }
-        if !batch.is_empty() {
-            let records: Vec<(&str, &serde_json::Value)> =
-                batch.iter().map(|b| (args.kind.as_str(), b)).collect();
-            let done = writer::append(&args.log, key, &records)?;
-            ack(&done, format);
-        }
-        if let Some(e) = bad {
-            return Err(e);
-        }
-        if batch.is_empty() {
-            return Ok(ExitCode::from(EXIT_VERIFIED));
+            Format::Json => output::print_json_line(&Ack {
+                seq: a.seq,
+                leaf: vouch::hex::encode(&a.leaf),
+            }),
+            Format::Table => output::print_stdout(&format!("appended seq {}\n", a.seq)),
         }
     }
 }

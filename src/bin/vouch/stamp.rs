@@ -222,14 +222,7 @@ fn make(args: MakeArgs) -> ExitCode {
             Input::Paths(args.paths.clone())
         };
         let p256 = match &args.sigstore_key {
-            Some(p) => {
-                let pem = vouch::fs::read_bounded(p, 1 << 16)?;
-                Some(
-                    vouch::stamp::ecdsa_key::EcdsaP256Key::from_pem(&pem).map_err(|e| {
-                        Error::Usage(format!("{}: not a usable P-256 key: {e}", p.display()))
-                    })?,
-                )
-            }
+            Some(p) => Some(vouch::stamp::ecdsa_key::EcdsaP256Key::load(p)?),
             None => None,
         };
         let sign_p256 = |msg: &[u8]| -> Result<Vec<u8>> {
@@ -262,29 +255,18 @@ fn make(args: MakeArgs) -> ExitCode {
         if let Some(path) = &args.sigstore
             && outcome.tsa_failure.is_none()
         {
-            let bundle = vouch::stamp::export::sigstore_bundle(
+            let trusted_root = match (&args.sigstore_trusted_root, &args.tsa_ca, &roots) {
+                (Some(tr), Some(ca), Some(roots)) => Some((tr.as_path(), ca.as_path(), roots)),
+                _ => None,
+            };
+            vouch::stamp::export::write_sigstore(
                 &outcome.header,
                 &key.verifier().public_key(),
+                &vouch::stamp::export::SigstoreOutputs {
+                    bundle: path,
+                    trusted_root,
+                },
             )?;
-            let text =
-                serde_json::to_string_pretty(&bundle).map_err(|source| Error::Serialize {
-                    what: "the Sigstore bundle",
-                    source,
-                })?;
-            std::fs::write(path, format!("{text}\n")).map_err(|e| Error::io(path, e))?;
-            if let (Some(tr), Some(ca), Some(roots)) =
-                (&args.sigstore_trusted_root, &args.tsa_ca, &roots)
-            {
-                let pem = vouch::fs::read_bounded(ca, vouch::tsa::MAX_CERTS_BYTES)?;
-                let root =
-                    vouch::stamp::export::sigstore_trusted_root(&outcome.header, &pem, roots)?;
-                let text =
-                    serde_json::to_string_pretty(&root).map_err(|source| Error::Serialize {
-                        what: "the Sigstore trusted root",
-                        source,
-                    })?;
-                std::fs::write(tr, format!("{text}\n")).map_err(|e| Error::io(tr, e))?;
-            }
         }
         Ok(outcome)
     })();
