@@ -23,10 +23,12 @@
 //! - every scenario that passes alone passes through the wrapper; the
 //!   differences are listed. A scenario with a timing window (the
 //!   2026-07-28 `server-stateless` wants a tool's first frame within
-//!   500–600 ms of the request, and every request starts a fresh
-//!   wrapper and server) can miss it on a loaded 2-core machine, so one
-//!   that fails (alone or wrapped) is run again on its own, up to
-//!   [`RETRIES`] times, and the retries are reported;
+//!   500–600 ms of the request, and every request has a child of its
+//!   own) can miss it on a loaded 2-core machine. The bridge keeps one
+//!   started child in reserve (tests/peers/conformance/prespawn.mjs), so
+//!   a request does not wait for Node to start; and one scenario that
+//!   fails (alone or wrapped) is run again on its own, up to [`RETRIES`]
+//!   times; the retries and the checks that had failed are reported;
 //! - the wrapper's log verifies (`vouch verify --strict`, exit 0) and every
 //!   session that started (`mcp_session` `start`) also ended (`end`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -45,7 +47,7 @@ mod support;
 use mcp_support::*;
 
 /// How often a scenario that failed is run again on its own.
-const RETRIES: usize = 4;
+const RETRIES: usize = 6;
 /// The longest one suite run may take.
 const SUITE_TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -98,6 +100,8 @@ impl Bridge {
             .args([
                 "--import",
                 "./bind-loopback.mjs",
+                "--import",
+                "./prespawn.mjs",
                 "node_modules/supergateway/dist/index.js",
                 "--stdio",
                 stdio_cmd,
@@ -258,7 +262,8 @@ fn run_suite(node: &Path, era: &EraSpec, url: &str, out: &Path, scenario: Option
 }
 
 /// Runs each failed scenario again on its own, up to [`RETRIES`] times,
-/// until it passes; returns how many runs each one that changed needed.
+/// until it passes; returns, for each one that changed, how many runs it
+/// needed and the checks that had failed.
 fn retry_failed(
     node: &Path,
     era: &EraSpec,
@@ -266,7 +271,7 @@ fn retry_failed(
     out: &Path,
     results: &mut Results,
     only: impl Fn(&str) -> bool,
-) -> BTreeMap<String, usize> {
+) -> BTreeMap<String, String> {
     let mut retried = BTreeMap::new();
     let failed: Vec<String> = results
         .iter()
@@ -274,6 +279,10 @@ fn retry_failed(
         .map(|(s, _)| s.clone())
         .collect();
     for s in failed {
+        let first = results
+            .get(&s)
+            .map(|o| o.failed.clone())
+            .unwrap_or_default();
         for attempt in 1..=RETRIES {
             let again = run_suite(
                 node,
@@ -286,7 +295,7 @@ fn retry_failed(
                 && o.passed()
             {
                 results.insert(s.clone(), o.clone());
-                retried.insert(s.clone(), attempt);
+                retried.insert(s.clone(), format!("{attempt} run(s); had failed {first:?}"));
                 break;
             }
         }

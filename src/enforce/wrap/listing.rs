@@ -270,7 +270,7 @@ impl State {
         }
         let instructions = self.vet.instructions.as_ref().map(|(_, v)| v.clone());
         let mut verdict = gate::judge(
-            self.vet.ruleset,
+            Ruleset::builtin(),
             &self.vet.opts,
             &self.vet.pins,
             self.vet.first_use,
@@ -360,7 +360,7 @@ impl State {
     pub(super) fn rejudge_instructions(&mut self) {
         if let Some((text, _)) = self.vet.instructions.take() {
             let v = gate::judge_instructions(
-                self.vet.ruleset,
+                Ruleset::builtin(),
                 &self.vet.opts,
                 &self.vet.pins,
                 self.vet.first_use,
@@ -388,7 +388,7 @@ impl State {
             return without_instructions(bytes);
         };
         let verdict = gate::judge_instructions(
-            self.vet.ruleset,
+            Ruleset::builtin(),
             &self.vet.opts,
             &self.vet.pins,
             self.vet.first_use,

@@ -325,7 +325,6 @@ struct State {
 /// The vetting side of a session (`crate::vet`).
 struct Vet {
     opts: VetOptions,
-    ruleset: &'static Ruleset,
     pins: PinState,
     launch: Launch,
     /// Signs verdict and pin records (the log's key).
@@ -374,7 +373,6 @@ pub fn run(
     let vet = Vet {
         first_use: pins.first_contact(),
         opts: vet_opts,
-        ruleset: Ruleset::builtin(),
         pins,
         launch: Launch::of(&opts.program, &opts.args),
         key: key.clone(),
