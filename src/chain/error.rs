@@ -120,8 +120,9 @@ pub enum ChainError {
     #[error("record {seq} appears twice")]
     Duplicate { seq: u64 },
     #[error(
-        "prev of record {seq} ({}…) is not the leaf hash of the record before it ({}…)",
+        "record {seq}'s prev ({}…) is not the leaf hash of record {} ({}…)",
         short(found),
+        seq.saturating_sub(1),
         short(expected)
     )]
     BrokenLink {

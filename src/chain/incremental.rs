@@ -124,6 +124,7 @@ pub(super) fn last_record_changed(
             from_seq: saved.records - 1,
             to_seq: saved.records - 1,
         },
+        changed: None,
     };
     let Ok(file) = crate::fs::open_regular(path) else {
         return Some(changed());
@@ -215,6 +216,7 @@ pub(super) fn recheck_failure(
             offset: f.offset,
             seq: f.seq,
             error: f.error.clone(),
+            changed: None,
         });
     }
     let digest = hashes_to_hex(scan.range.hashes());
@@ -230,6 +232,7 @@ pub(super) fn recheck_failure(
                 from_seq: from,
                 to_seq: from.saturating_add(range.lines.saturating_sub(1)),
             },
+            changed: None,
         });
     }
     None

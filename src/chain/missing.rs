@@ -46,6 +46,7 @@ pub(super) fn add_missing_pins(logs: &mut Vec<LogReport>, previous: &VerifyState
             offset: 0,
             seq: None,
             error,
+            changed: None,
         };
         // The first row (in report order) of a pinned path that holds no
         // origin any more; each row is claimed by one remembered log.
@@ -97,6 +98,7 @@ fn missing_log_row(path: &Path, origin: &str, named_by: NamedBy) -> LogReport {
                 origin: origin.to_owned(),
                 named_by,
             },
+            changed: None,
         }),
         torn_tail: None,
         error: None,

@@ -15,6 +15,7 @@
 //! - [`keys`]: key files.
 //! - [`segments`]: which files make up a log (the one segment rule).
 
+mod blame;
 pub mod error;
 pub mod files;
 mod incremental;
@@ -37,6 +38,7 @@ pub mod trust;
 pub mod verify;
 pub mod writer;
 
+pub use blame::Changed;
 pub use error::{ChainError, CheckpointProblem, NamedBy, RecordProblem};
 pub use keys::KeyFileProblem;
 pub use proof::{ProofError, VerifiedInclusion};

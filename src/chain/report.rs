@@ -53,11 +53,27 @@ pub struct Failure {
     /// The seq of the failing record, when known.
     pub seq: Option<u64>,
     pub error: ChainError,
+    /// For a `broken_link`: the record a trusted checkpoint shows was
+    /// changed, when one does ([`super::blame`]).
+    pub changed: Option<super::blame::Changed>,
+}
+
+impl Failure {
+    /// For a `broken_link` at record k+1: (k, k+1), the records the break
+    /// lies between.
+    pub fn between(&self) -> Option<(u64, u64)> {
+        match self.error {
+            ChainError::BrokenLink { seq, .. } if seq > 0 => Some((seq - 1, seq)),
+            _ => None,
+        }
+    }
 }
 
 impl Serialize for Failure {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("Failure", 6)?;
+        let mut st = s.serialize_struct("Failure", 8)?;
+        st.serialize_field("between", &self.between().map(|(a, b)| [a, b]))?;
+        st.serialize_field("changed", &self.changed)?;
         st.serialize_field("line", &self.line)?;
         st.serialize_field("message", &self.error.to_string())?;
         st.serialize_field("offset", &self.offset)?;

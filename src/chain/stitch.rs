@@ -318,6 +318,7 @@ impl Stitch<'_> {
             offset,
             seq: None,
             error,
+            changed: None,
         }
     }
 
@@ -368,6 +369,7 @@ impl Stitch<'_> {
                     offset: f.offset,
                     seq: f.seq,
                     error,
+                    changed: None,
                 });
             }
             if chunk.first.is_some() {
@@ -381,6 +383,7 @@ impl Stitch<'_> {
                         expected: end,
                         found: chunk.range.begin(),
                     },
+                    changed: None,
                 })?;
                 self.last = Some((chunk.last_seq, chunk.last_leaf));
                 self.last_is_checkpoint = chunk.last_kind_is_checkpoint;
@@ -397,6 +400,7 @@ impl Stitch<'_> {
             offset,
             seq,
             error,
+            changed: None,
         }
     }
 
@@ -409,6 +413,7 @@ impl Stitch<'_> {
             offset: first.offset,
             seq: Some(first.seq),
             error,
+            changed: None,
         };
         match (&self.origin, self.last) {
             (None, _) => {
@@ -555,6 +560,7 @@ impl Stitch<'_> {
                 offset: 0,
                 seq: None,
                 error,
+                changed: None,
             })
         };
         for pin in &self.pins {

@@ -16,6 +16,7 @@
 //! meaning of record bodies, and anything appended to a file after
 //! verification started (a file is verified up to its size at start).
 
+use super::blame;
 use super::error::ChainError;
 use super::incremental::{
     last_record_changed, recheck_failure, recheck_plan, resume_from, scan_tasks,
@@ -269,7 +270,34 @@ fn verify_log(
         report.verified = None;
         return (report, None);
     }
+    let paths: Vec<&Path> = log.segments.iter().map(|s| s.path.as_path()).collect();
+    name_changed_record(&mut report, opts, |seq, found, heads| {
+        blame::changed_record(&paths, seq, found, &opts.trusted, heads)
+    });
     (report, saved_out)
+}
+
+/// For a `broken_link`, names the record a trusted checkpoint shows was
+/// changed ([`blame`]), reading the log again with `read`.
+fn name_changed_record(
+    report: &mut LogReport,
+    opts: &VerifyOptions,
+    read: impl FnOnce(u64, crate::merkle::Hash, &[(u64, crate::merkle::Hash)]) -> Option<blame::Changed>,
+) {
+    let Some(f) = report.failure.as_mut() else {
+        return;
+    };
+    let ChainError::BrokenLink { seq, found, .. } = f.error else {
+        return;
+    };
+    let heads: Vec<(u64, crate::merkle::Hash)> = opts
+        .checkpoints
+        .iter()
+        .map(|c| c.checkpoint())
+        .filter(|c| report.origin.as_deref() == Some(c.origin.as_str()))
+        .map(|c| (c.size, c.root))
+        .collect();
+    f.changed = read(seq, found, &heads);
 }
 
 /// Verifies a log held in memory (used by tests, fuzzing and tools that
@@ -302,6 +330,9 @@ pub fn verify_bytes(name: &Path, bytes: &[u8], opts: &VerifyOptions) -> LogRepor
         None,
         0,
     );
+    name_changed_record(&mut report, opts, |seq, found, heads| {
+        blame::changed_record_in(bytes, seq, found, &opts.trusted, heads)
+    });
     if let Some(missing) = missing_origin(std::slice::from_ref(&report), opts) {
         // The one log given has no records, or another origin.
         let size = opts
@@ -327,6 +358,7 @@ pub fn verify_bytes(name: &Path, bytes: &[u8], opts: &VerifyOptions) -> LogRepor
             offset: 0,
             seq: None,
             error,
+            changed: None,
         });
         report.verified = None;
     }

@@ -511,12 +511,23 @@ fn status_cell(status: LogStatus) -> Cell {
 
 fn detail(log: &LogReport) -> String {
     if let Some(f) = &log.failure {
-        let at = match f.seq {
-            Some(seq) => format!("seq {seq}"),
-            None if f.line > 0 => format!("line {}", f.line),
-            None => String::new(),
+        let at = match (f.between(), f.seq) {
+            (Some((a, b)), _) => format!("between records {a} and {b}"),
+            (None, Some(seq)) => format!("seq {seq}"),
+            (None, None) if f.line > 0 => format!("line {}", f.line),
+            (None, None) => String::new(),
         };
-        return format!("{} {at}: {}", f.error.code(), f.error)
+        let changed = match (f.between(), f.changed) {
+            (_, Some(c)) => format!(
+                "; record {} was changed: the checkpoint signed at size {} holds its earlier hash",
+                c.seq, c.checkpoint_size
+            ),
+            (Some((a, b)), None) => format!(
+                "; record {a}'s content or record {b}'s prev was changed (no trusted checkpoint past the break tells which)"
+            ),
+            (None, None) => String::new(),
+        };
+        return format!("{} {at}: {}{changed}", f.error.code(), f.error)
             .trim()
             .to_owned();
     }
