@@ -8,7 +8,7 @@ use crate::chain::ChainError;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DriftError {
     /// The log does not verify (the same check as `vouch verify`).
-    #[error("the log does not verify (record {seq:?}): {error}")]
+    #[error("the log does not verify{}: {error}", at_record(*seq))]
     Chain { seq: Option<u64>, error: ChainError },
     /// A snapshot file named by a covered record is not there.
     #[error("snapshot {digest} named by record {seq} is missing from {store}")]
@@ -90,6 +90,11 @@ pub enum TargetProblem {
     RulesDiffer { given: String, baseline: String },
     #[error("no baseline for this target in the log (run `vouch drift snapshot` first)")]
     NoBaseline,
+    /// `drift history --target`: the log records nothing for it.
+    #[error(
+        "the log records nothing for this target ({recorded} other target(s) recorded; `vouch drift history` without --target lists them)"
+    )]
+    NotRecorded { recorded: usize },
     #[error("new --rules change what is compared: accept every difference (no --only)")]
     RulesWithOnly,
     #[error("nothing matches --only {0:?}")]
@@ -112,10 +117,16 @@ impl TargetProblem {
             TargetProblem::Rules(_) => "bad_rules",
             TargetProblem::RulesDiffer { .. } => "rules_differ",
             TargetProblem::NoBaseline => "no_baseline",
+            TargetProblem::NotRecorded { .. } => "target_not_recorded",
             TargetProblem::RulesWithOnly => "rules_with_only",
             TargetProblem::NoSuchChange(_) => "no_such_change",
             TargetProblem::Raced => "log_changed",
             TargetProblem::Config { code, .. } | TargetProblem::Mcp { code, .. } => code,
         }
     }
+}
+
+/// ` at record N`, or nothing when the record is not known.
+fn at_record(seq: Option<u64>) -> String {
+    seq.map(|s| format!(" at record {s}")).unwrap_or_default()
 }

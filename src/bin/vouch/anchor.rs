@@ -301,11 +301,15 @@ fn report_table(r: &AnchorReport) -> String {
         (None, Some(e)) => format!("log unreadable: {e}"),
         (None, None) => match r.log.reason() {
             Some(reason) => format!(
-                "log {}: {} records ({reason})",
+                "log {}: {} ({reason})",
                 r.log.status.as_str(),
-                r.log.records
+                output::count(r.log.records, "record")
             ),
-            None => format!("log {}: {} records", r.log.status.as_str(), r.log.records),
+            None => format!(
+                "log {}: {}",
+                r.log.status.as_str(),
+                output::count(r.log.records, "record")
+            ),
         },
     });
     let verdict = r.verdict();

@@ -540,13 +540,13 @@ fn detail(log: &LogReport) -> String {
         }
         (LogStatus::Partial, None) => {
             format!(
-                "{} records after the last checkpoint",
-                log.records - log.covered
+                "{} after the last checkpoint",
+                output::count(log.records - log.covered, "record")
             )
         }
         (LogStatus::Unauthenticated, _) if log.reason() == Some("no_signed_checkpoint") => format!(
-            "no_signed_checkpoint: {} records, none covered by a checkpoint signed by a trusted key",
-            log.records
+            "no_signed_checkpoint: {}, none covered by a checkpoint signed by a trusted key",
+            output::count(log.records, "record")
         ),
         (LogStatus::Unauthenticated, _) => format!(
             "no_trusted_key: no --pub key for this origin; chain and tree checked, {} checkpoint signature(s) not checked",
@@ -566,7 +566,11 @@ fn fleet_table(report: &verify::FleetReport, mode: VerifyMode) -> String {
     for log in &report.logs {
         let name = match log.segments.len() {
             0 | 1 => log.path.display().to_string(),
-            n => format!("{} (+{} segments)", log.path.display(), n - 1),
+            n => format!(
+                "{} (+{})",
+                log.path.display(),
+                output::count(n as u64 - 1, "segment")
+            ),
         };
         table.add_row(vec![
             Cell::new(name),
@@ -579,8 +583,12 @@ fn fleet_table(report: &verify::FleetReport, mode: VerifyMode) -> String {
     }
     let s = report.summary();
     let mut summary = format!(
-        "{} logs: {} valid, {} invalid, {} partial, {} unauthenticated",
-        s.logs, s.valid, s.invalid, s.partial, s.unauthenticated
+        "{}: {} valid, {} invalid, {} partial, {} unauthenticated",
+        output::count(s.logs as u64, "log"),
+        s.valid,
+        s.invalid,
+        s.partial,
+        s.unauthenticated
     );
     if s.error > 0 {
         summary.push_str(&format!(", {} unreadable", s.error));
@@ -594,7 +602,10 @@ fn fleet_table(report: &verify::FleetReport, mode: VerifyMode) -> String {
         ),
         VerifyMode::Authenticated => String::new(),
     };
-    format!("{table}\n{summary}; {} records{trust}", s.records)
+    format!(
+        "{table}\n{summary}; {}{trust}",
+        output::count(s.records, "record")
+    )
 }
 
 pub fn prove(args: ProveArgs) -> ExitCode {

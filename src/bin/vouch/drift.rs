@@ -285,10 +285,10 @@ fn snapshot(a: SnapshotArgs) -> ExitCode {
                 "baseline unchanged (use `vouch drift accept` to change it)"
             };
             output::print_stdout(&format!(
-                "snapshot of {} ({}): {} items, {}; record {} covered by checkpoint {}; {role}\n",
+                "snapshot of {} ({}): {}, {}; record {} covered by checkpoint {}; {role}\n",
                 esc(&rep.target),
                 rep.kind.as_str(),
-                rep.count,
+                output::count(rep.count as u64, "item"),
                 rep.snapshot,
                 rep.record.seq,
                 rep.record.checkpoint_size
@@ -388,9 +388,9 @@ fn summary_line(rep: &run::CheckReport) -> String {
         }
     };
     let mut s = format!(
-        "{}: {what} ({} items now; baseline record {} of {}{})",
+        "{}: {what} ({} now; baseline record {} of {}{})",
         esc(&rep.target),
-        rep.items,
+        output::count(rep.items as u64, "item"),
         rep.baseline.seq,
         rep.baseline.ts,
         rep.baseline
@@ -437,6 +437,19 @@ fn item_text(c: &Change) -> String {
     }
 }
 
+/// The JSON type's name: `null`, `boolean`, `number`, `string`, `array`
+/// or `object`.
+fn json_type(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "boolean",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+    }
+}
+
 fn value_text(v: &Option<serde_json::Value>) -> String {
     esc(&value_raw(v))
 }
@@ -476,12 +489,24 @@ fn change_table(changes: &[Change], clip: &mut output::Clip) -> Table {
         for f in &c.fields {
             let mut d = match (&f.words, f.before.is_some() || f.after.is_some()) {
                 (Some(w), _) => format!("{}: {w}", f.field),
-                (None, true) => format!(
-                    "{}: {} → {}",
-                    f.field,
-                    value_text(&f.before),
-                    value_text(&f.after)
-                ),
+                (None, true) => match (&f.before, &f.after) {
+                    // A value that changed type (1 -> "1") is shown as
+                    // JSON, with the types: as text the two read the same.
+                    (Some(b), Some(a)) if json_type(b) != json_type(a) => format!(
+                        "{}: {} → {} ({} → {})",
+                        f.field,
+                        esc(&b.to_string()),
+                        esc(&a.to_string()),
+                        json_type(b),
+                        json_type(a)
+                    ),
+                    _ => format!(
+                        "{}: {} → {}",
+                        f.field,
+                        value_text(&f.before),
+                        value_text(&f.after)
+                    ),
+                },
                 (None, false) => f.field.clone(),
             };
             if let Some(r) = &f.reason {
@@ -531,11 +556,11 @@ fn accept(a: AcceptArgs) -> ExitCode {
                     esc(&rep.target)
                 ),
                 Some(w) => format!(
-                    "{}: accepted {} difference(s) as the new baseline {} ({} items), record {}; {} remaining\n",
+                    "{}: accepted {} as the new baseline {} ({}), record {}; {} remaining\n",
                     esc(&rep.target),
-                    rep.accepted.len(),
+                    output::count(rep.accepted.len() as u64, "difference"),
                     rep.snapshot,
-                    rep.count,
+                    output::count(rep.count as u64, "item"),
                     w.seq,
                     rep.remaining
                 ),
@@ -562,6 +587,12 @@ fn history(a: HistoryArgs) -> ExitCode {
         Err(e) => return error::report(&e, a.format.out()),
     };
     match a.format {
+        Fmt::Table if rep.rows.is_empty() => {
+            output::print_stdout(&format!(
+                "{}: no drift records (no target was snapshotted in this log)\n",
+                a.log.display()
+            ));
+        }
         Fmt::Table => {
             let mut clip = output::Clip::default();
             let mut t = Table::new();
@@ -588,7 +619,11 @@ fn history(a: HistoryArgs) -> ExitCode {
                 if let Some(only) = &r.only {
                     d.push(format!("only: {}", esc(&only.join(", "))));
                 }
-                d.push(format!("{} items, {}", r.count, short(&r.snapshot)));
+                d.push(format!(
+                    "{}, {}",
+                    output::count(r.count as u64, "item"),
+                    short(&r.snapshot)
+                ));
                 t.add_row([
                     r.seq.to_string(),
                     r.ts.clone(),
@@ -602,9 +637,17 @@ fn history(a: HistoryArgs) -> ExitCode {
             s.extend(clip.note());
             if !rep.chain.uncovered_drift_records.is_empty() {
                 s.push_str(&format!(
-                    "{} drift record(s) after the last trusted checkpoint are not shown: {:?}\n",
-                    rep.chain.uncovered_drift_records.len(),
-                    rep.chain.uncovered_drift_records
+                    "{} after the last trusted checkpoint not shown: {}\n",
+                    output::count(
+                        rep.chain.uncovered_drift_records.len() as u64,
+                        "drift record"
+                    ),
+                    rep.chain
+                        .uncovered_drift_records
+                        .iter()
+                        .map(u64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
             output::print_stdout(&s);
@@ -650,9 +693,9 @@ fn import(a: ImportArgs) -> ExitCode {
     match r {
         Ok(rep) => {
             output::print_stdout(&format!(
-                "{}: imported {} entries as the baseline {} (record {}{})\n",
+                "{}: imported {} as the baseline {} (record {}{})\n",
                 esc(&rep.target),
-                rep.count,
+                output::count(rep.count as u64, "entry"),
                 rep.snapshot,
                 rep.record.seq,
                 rep.previous

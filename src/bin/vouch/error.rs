@@ -15,6 +15,9 @@ pub fn report(err: &vouch::Error, format: Format) -> ExitCode {
     };
     match format {
         Format::Json => print_json(&vouch::error::ErrorReport::new(err, code)),
+        // "error" is kept for exit 2 (the check could not be done);
+        // evidence that was checked and failed is "rejected" (exit 1).
+        Format::Table if code == EXIT_REJECTED => eprintln!("vouch: rejected: {err}"),
         Format::Table => eprintln!("vouch: error: {err}"),
     }
     ExitCode::from(code)

@@ -396,8 +396,11 @@ fn render_scan(r: &ScanReport) {
         out.push_str(&format!("{t}\n"));
         out.extend(clip.note());
         out.push_str(&format!(
-            "  {} tools: {} pass, {} flagged, {} blocked\n",
-            s.summary.tools, s.summary.pass, s.summary.flagged, s.summary.blocked
+            "  {}: {} pass, {} flagged, {} blocked\n",
+            output::count(s.summary.tools as u64, "tool"),
+            s.summary.pass,
+            s.summary.flagged,
+            s.summary.blocked
         ));
     }
     output::print_stdout(&out);
@@ -499,11 +502,11 @@ fn render_review(r: &Review) -> String {
     match &r.head {
         None => out.push_str("  pins: none (never pinned)\n"),
         Some(h) => out.push_str(&format!(
-            "  pins: record {} ({}, {}), {} tools pinned, {}\n  launch: {}\n",
+            "  pins: record {} ({}, {}), {} pinned, {}\n  launch: {}\n",
             h.seq,
             h.event.as_str(),
             if h.ts.is_empty() { "-" } else { &h.ts },
-            r.pinned.len(),
+            output::count(r.pinned.len() as u64, "tool"),
             short(&h.digest),
             argv(&h.launch)
         )),

@@ -45,6 +45,14 @@ pub struct HistoryReport {
 /// `drift history`: the covered drift records of a verified log.
 pub fn history(log: &Path, keys: &TrustedKeys, target: Option<&str>) -> Result<HistoryReport> {
     let h = record::history(log, keys)?;
+    // The target by the name the other drift commands give it (a relative
+    // path is the canonical absolute path), unless it is recorded as given.
+    let wanted = match target {
+        None => None,
+        Some(t) if h.events.iter().any(|d| d.event.target() == t) => Some(t.to_owned()),
+        Some(t) => Some(super::mtree_io::name_of(t, None).unwrap_or_else(|_| t.to_owned())),
+    };
+    let target = wanted.as_deref();
     let mut rows = Vec::new();
     let mut names: Vec<String> = Vec::new();
     for d in &h.events {
@@ -92,6 +100,19 @@ pub fn history(log: &Path, keys: &TrustedKeys, target: Option<&str>) -> Result<H
             }
         }
         rows.push(row);
+    }
+    if let Some(t) = target
+        && rows.is_empty()
+    {
+        let mut recorded: Vec<&str> = h.events.iter().map(|d| d.event.target()).collect();
+        recorded.sort_unstable();
+        recorded.dedup();
+        return Err(target_err(
+            t,
+            TargetProblem::NotRecorded {
+                recorded: recorded.len(),
+            },
+        ));
     }
     let mut baselines = Vec::new();
     for n in names {
