@@ -642,7 +642,7 @@ fn issue21_cases() -> Vec<(&'static str, Vec<&'static str>)> {
                 "data.txt",
                 "--out",
                 "x.minisig",
-                "--format",
+                "--proof-format",
                 "minisign",
                 "--key",
                 "@",
@@ -677,8 +677,17 @@ fn issue21_cases() -> Vec<(&'static str, Vec<&'static str>)> {
         (
             "drift import --from",
             vec![
-                "drift", "import", "tree", "--log", "dlog", "--key", "key", "--from", "@",
-                "--format", "mtree",
+                "drift",
+                "import",
+                "tree",
+                "--log",
+                "dlog",
+                "--key",
+                "key",
+                "--from",
+                "@",
+                "--spec-format",
+                "mtree",
             ],
         ),
         (
@@ -719,7 +728,10 @@ fn issue21_cases() -> Vec<(&'static str, Vec<&'static str>)> {
             "pins status --key",
             vec!["pins", "status", "--id", "s", "--log", "log", "--key", "@"],
         ),
-        ("key export", vec!["key", "export", "@", "--format", "pem"]),
+        (
+            "key export",
+            vec!["key", "export", "@", "--key-format", "pem"],
+        ),
         ("tsa show", vec!["tsa", "show", "@"]),
     ]
 }

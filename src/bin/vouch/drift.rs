@@ -75,7 +75,13 @@ struct ExportArgs {
     /// The target's name in the chain, if not derived from TARGET.
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
-    #[arg(long, value_enum)]
+    /// The spec's file format.
+    #[arg(
+        long = "spec-format",
+        alias = "format",
+        value_enum,
+        value_name = "FORMAT"
+    )]
     format: SpecFormat,
     /// Write the spec here (default: stdout); an existing file is not replaced.
     #[arg(long, value_name = "FILE")]
@@ -95,7 +101,13 @@ struct ImportArgs {
     /// The spec to import.
     #[arg(long, value_name = "SPEC")]
     from: PathBuf,
-    #[arg(long, value_enum)]
+    /// The spec's file format.
+    #[arg(
+        long = "spec-format",
+        alias = "format",
+        value_enum,
+        value_name = "FORMAT"
+    )]
     format: SpecFormat,
     /// Why (required over an existing baseline).
     #[arg(long, value_name = "TEXT")]

@@ -145,9 +145,16 @@ struct ExtractArgs {
     /// Where to write the proof.
     #[arg(long, value_name = "FILE", required = true)]
     out: PathBuf,
-    #[arg(long, value_enum, default_value_t)]
+    /// What to write: a per-file proof or a minisign signature.
+    #[arg(
+        long = "proof-format",
+        alias = "format",
+        value_enum,
+        default_value_t,
+        value_name = "FORMAT"
+    )]
     format: ExtractFormat,
-    /// With --format minisign: the stamping key to sign with.
+    /// With --proof-format minisign: the stamping key to sign with.
     #[arg(long, value_name = "KEY")]
     key: Option<PathBuf>,
     /// Resolve FILE under this directory.
@@ -484,7 +491,7 @@ fn extract(args: ExtractArgs) -> ExitCode {
             ExtractFormat::Minisign => {
                 let key_path = args.key.as_deref().ok_or(Error::MissingOption {
                     option: "--key KEY",
-                    needed_for: "--format minisign",
+                    needed_for: "--proof-format minisign",
                 })?;
                 let key = keys::read_signer_key(key_path)?;
                 let p = &loaded.statement.predicate;
@@ -509,7 +516,7 @@ fn extract(args: ExtractArgs) -> ExitCode {
                 let sig = vouch::stamp::export::minisign_signature(&key, &file, entry, &comment)?;
                 vouch::chain::keys::write_new_file(&args.out, sig.as_bytes(), 0o644)?;
                 eprintln!(
-                    "vouch: wrote {} (minisign signature of {}; public key: vouch key export {}.pub --format minisign)",
+                    "vouch: wrote {} (minisign signature of {}; public key: vouch key export {}.pub --key-format minisign)",
                     args.out.display(),
                     entry.display(),
                     key_path.display()
