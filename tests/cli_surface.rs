@@ -90,7 +90,7 @@ fn append_quiet_prints_nothing_and_still_appends() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(stdout(&o).lines().count(), 500);
     // Every record is in the log, and the log verifies.
-    assert_eq!(w.lines().len(), 2000);
+    assert_eq!(w.lines().len(), 2500);
     w.checkpoint();
     let o = vouch(&["verify", log, "--pub", Work::s(&w.pubkey)]);
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
