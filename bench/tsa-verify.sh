@@ -71,7 +71,7 @@ for i in $(seq 1 "$N"); do cp "tok/d$(( (i - 1) % DISTINCT + 1 )).tsr" "tok/t$i.
 rm tok/d*.tsr
 
 t0=$(date +%s.%N)
-/usr/bin/time -f '%U' -o vouch.user "$VOUCH" tsa verify tok/t*.tsr --data data --ca-file root.pem --format json > vouch.json
+/usr/bin/time -f '%U' -o vouch.user "$VOUCH" tsa verify tok/t*.tsr --data data --tsa-ca root.pem --format json > vouch.json
 t1=$(date +%s.%N)
 vouch_s=$(echo "$t1 - $t0" | bc -l)
 vouch_user=$(cat vouch.user)

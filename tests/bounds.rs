@@ -445,7 +445,7 @@ fn an_empty_mtree_spec_is_refused() {
         &w.key,
         "--from",
         s(&spec),
-        "--format",
+        "--spec-format",
         "mtree",
     ]);
     assert_eq!(code(&o), 2, "{}", stdout(&o));
@@ -663,7 +663,7 @@ fn an_mtree_spec_is_read_in_linear_time() {
             &w.key,
             "--from",
             s(spec),
-            "--format",
+            "--spec-format",
             "mtree",
         ])
     };

@@ -165,7 +165,7 @@ fn retain_until_an_impossible_date_is_refused_not_rolled_over() {
 fn tsa_verify_at_an_impossible_time_is_refused() {
     let o = command()
         .args(["tsa", "verify", &vector(TOKEN), "--digest", DIGEST])
-        .args(["--ca-file", &vector(ROOT), "--at", "2026-02-30T12:00:00Z"])
+        .args(["--tsa-ca", &vector(ROOT), "--at", "2026-02-30T12:00:00Z"])
         .output()
         .unwrap();
     assert_eq!(code(&o), 2, "{}", stderr(&o));
@@ -271,22 +271,10 @@ fn fifo_as_tsa_token_or_roots_fails_promptly() {
     let root = vector(ROOT);
     for args in [
         vec![
-            "tsa",
-            "verify",
-            &token,
-            "--digest",
-            DIGEST,
-            "--ca-file",
-            &fifo,
+            "tsa", "verify", &token, "--digest", DIGEST, "--tsa-ca", &fifo,
         ],
         vec![
-            "tsa",
-            "verify",
-            &fifo,
-            "--digest",
-            DIGEST,
-            "--ca-file",
-            &root,
+            "tsa", "verify", &fifo, "--digest", DIGEST, "--tsa-ca", &root,
         ],
         vec!["tsa", "show", &fifo],
     ] {
@@ -338,23 +326,10 @@ fn a_full_disk_on_stdout_is_exit_2_with_a_message() {
         vec!["tsa", "show", &token],
         vec!["tsa", "show", &token, "--format", "json"],
         vec![
-            "tsa",
-            "verify",
-            &token,
-            "--digest",
-            DIGEST,
-            "--ca-file",
-            &root,
+            "tsa", "verify", &token, "--digest", DIGEST, "--tsa-ca", &root,
         ],
         vec![
-            "tsa",
-            "verify",
-            &token,
-            &token,
-            "--digest",
-            DIGEST,
-            "--ca-file",
-            &root,
+            "tsa", "verify", &token, &token, "--digest", DIGEST, "--tsa-ca", &root,
         ],
     ] {
         let o = to_dev_full(&args);
@@ -367,13 +342,7 @@ fn a_full_disk_on_stdout_is_exit_2_with_a_message() {
     // operational failure, not a verdict nobody could read.
     let wrong = format!("sha384:{}", "00".repeat(48));
     let args = [
-        "tsa",
-        "verify",
-        &token,
-        "--digest",
-        &wrong,
-        "--ca-file",
-        &root,
+        "tsa", "verify", &token, "--digest", &wrong, "--tsa-ca", &root,
     ];
     let o = command()
         .args(args)
@@ -424,7 +393,7 @@ fn a_closed_pipe_is_quiet_and_keeps_the_verdict() {
     // write fails whether or not the reader is gone before it starts.
     let mut args = vec!["tsa".to_owned(), "verify".to_owned()];
     args.extend(std::iter::repeat_n(token, 2000));
-    args.extend(["--digest".into(), DIGEST.into(), "--ca-file".into(), root]);
+    args.extend(["--digest".into(), DIGEST.into(), "--tsa-ca".into(), root]);
     for format in ["table", "json"] {
         let mut child = command()
             .args(&args)
@@ -673,7 +642,7 @@ fn issue21_cases() -> Vec<(&'static str, Vec<&'static str>)> {
                 "data.txt",
                 "--out",
                 "x.minisig",
-                "--format",
+                "--proof-format",
                 "minisign",
                 "--key",
                 "@",
@@ -708,8 +677,17 @@ fn issue21_cases() -> Vec<(&'static str, Vec<&'static str>)> {
         (
             "drift import --from",
             vec![
-                "drift", "import", "tree", "--log", "dlog", "--key", "key", "--from", "@",
-                "--format", "mtree",
+                "drift",
+                "import",
+                "tree",
+                "--log",
+                "dlog",
+                "--key",
+                "key",
+                "--from",
+                "@",
+                "--spec-format",
+                "mtree",
             ],
         ),
         (
@@ -750,7 +728,10 @@ fn issue21_cases() -> Vec<(&'static str, Vec<&'static str>)> {
             "pins status --key",
             vec!["pins", "status", "--id", "s", "--log", "log", "--key", "@"],
         ),
-        ("key export", vec!["key", "export", "@", "--format", "pem"]),
+        (
+            "key export",
+            vec!["key", "export", "@", "--key-format", "pem"],
+        ),
         ("tsa show", vec!["tsa", "show", "@"]),
     ]
 }

@@ -831,7 +831,7 @@ fn the_mtree_export_is_checked_by_mtree_and_imports_back() {
         &d.log,
         "--pub",
         &d.pubkey,
-        "--format",
+        "--spec-format",
         "mtree",
         "--out",
         s(&spec),
@@ -864,7 +864,7 @@ fn the_mtree_export_is_checked_by_mtree_and_imports_back() {
         &d.log,
         "--pub",
         &d.pubkey,
-        "--format",
+        "--spec-format",
         "mtree",
         "--out",
         s(&spec),
@@ -885,7 +885,7 @@ fn the_mtree_export_is_checked_by_mtree_and_imports_back() {
             &d.key,
             "--from",
             s(&spec),
-            "--format",
+            "--spec-format",
             "mtree",
         ];
         a.extend_from_slice(extra);

@@ -1,5 +1,5 @@
 //! minisign interoperability against the real `minisign` (Debian 0.11):
-//! `vouch key export --format minisign` writes a public key minisign reads,
+//! `vouch key export --key-format minisign` writes a public key minisign reads,
 //! `vouch::stamp::minisign::sign` writes signatures minisign accepts (also
 //! with `-H`, prehashed only), minisign rejects every tampered variant, and
 //! `vouch::stamp::minisign::verify` agrees with minisign on each case; it
@@ -46,7 +46,13 @@ fn export(dir: &Path, name: &str) -> String {
     let pub_file = format!("{name}.pub");
     let o = vouch_at(
         &[
-            "key", "export", &pub_file, "--format", "minisign", "--out", &out,
+            "key",
+            "export",
+            &pub_file,
+            "--key-format",
+            "minisign",
+            "--out",
+            &out,
         ],
         dir,
     );
@@ -113,7 +119,10 @@ fn exported_key_is_what_minisign_expects() {
     let vk = read_verifier_keys(&s.dir.join("k.pub")).unwrap().remove(0);
     assert_eq!(s.pk, minisign::public_key(&vk));
     // Exported to stdout: the same text.
-    let o = vouch_at(&["key", "export", "k.pub", "--format", "minisign"], &s.dir);
+    let o = vouch_at(
+        &["key", "export", "k.pub", "--key-format", "minisign"],
+        &s.dir,
+    );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert_eq!(text(&o.stdout), s.pk);
     // The key id: "Ed" || 8 bytes; the comment prints them as minisign does
@@ -374,7 +383,10 @@ fn export_refuses_keysets_private_keys_and_existing_files() {
         std::fs::read_to_string(dir.join("b.pub")).unwrap()
     );
     std::fs::write(dir.join("set.pub"), keyset).unwrap();
-    let o = vouch_at(&["key", "export", "set.pub", "--format", "minisign"], dir);
+    let o = vouch_at(
+        &["key", "export", "set.pub", "--key-format", "minisign"],
+        dir,
+    );
     assert_eq!(o.status.code(), Some(2));
     assert!(o.stdout.is_empty());
     assert!(
@@ -388,17 +400,26 @@ fn export_refuses_keysets_private_keys_and_existing_files() {
         std::fs::read_to_string(dir.join("a.pub")).unwrap()
     );
     std::fs::write(dir.join("one.pub"), one).unwrap();
-    let o = vouch_at(&["key", "export", "one.pub", "--format", "minisign"], dir);
+    let o = vouch_at(
+        &["key", "export", "one.pub", "--key-format", "minisign"],
+        dir,
+    );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     // A private key.
-    let o = vouch_at(&["key", "export", "a", "--format", "minisign"], dir);
+    let o = vouch_at(&["key", "export", "a", "--key-format", "minisign"], dir);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("PRIVATE"), "{}", text(&o.stderr));
     // --out never replaces a file.
     std::fs::write(dir.join("taken"), "keep me").unwrap();
     let o = vouch_at(
         &[
-            "key", "export", "a.pub", "--format", "minisign", "--out", "taken",
+            "key",
+            "export",
+            "a.pub",
+            "--key-format",
+            "minisign",
+            "--out",
+            "taken",
         ],
         dir,
     );
@@ -407,12 +428,15 @@ fn export_refuses_keysets_private_keys_and_existing_files() {
         std::fs::read_to_string(dir.join("taken")).unwrap(),
         "keep me"
     );
-    // --format is required and takes known values only.
+    // --key-format is required and takes known values only.
     let o = vouch_at(&["key", "export", "a.pub"], dir);
     assert_eq!(o.status.code(), Some(2));
-    let o = vouch_at(&["key", "export", "a.pub", "--format", "signify"], dir);
+    let o = vouch_at(&["key", "export", "a.pub", "--key-format", "signify"], dir);
     assert_eq!(o.status.code(), Some(2));
     // A missing file.
-    let o = vouch_at(&["key", "export", "nope.pub", "--format", "minisign"], dir);
+    let o = vouch_at(
+        &["key", "export", "nope.pub", "--key-format", "minisign"],
+        dir,
+    );
     assert_eq!(o.status.code(), Some(2));
 }

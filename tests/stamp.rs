@@ -2098,7 +2098,7 @@ fn an_unwritable_receipt_records_nothing_in_the_log() {
     assert_eq!(std::fs::read(&fx.w.log).unwrap(), before);
 }
 
-/// `stamp extract --format minisign` signs nothing for a statement whose
+/// `stamp extract --proof-format minisign` signs nothing for a statement whose
 /// signature does not verify with the signing key.
 #[test]
 fn minisign_extract_refuses_a_forged_statement() {
@@ -2121,7 +2121,7 @@ fn minisign_extract_refuses_a_forged_statement() {
         s(&fx.base),
         "--out",
         s(&sig),
-        "--format",
+        "--proof-format",
         "minisign",
         "--key",
         s(&fx.w.key),

@@ -1,7 +1,7 @@
 //! `vouch stamp` exports checked by peers' own verifiers, end to end
 //! through the binary: the run's Sigstore bundle (Ed25519, and ECDSA P-256
 //! with `--sigstore-key`) verified offline by `@sigstore/verify`, and a
-//! minisign signature from `stamp extract --format minisign` verified by
+//! minisign signature from `stamp extract --proof-format minisign` verified by
 //! Debian's `minisign`. Each is also refused by the peer after tampering.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -255,7 +255,13 @@ fn sigstore_bundle_with_the_ed25519_stamping_key_verifies_with_sigstore_js() {
     ok(&stamp(&w, &[]));
     ok(&vouch_at(
         &[
-            "key", "export", "k.pub", "--format", "pem", "--out", "k.pem",
+            "key",
+            "export",
+            "k.pub",
+            "--key-format",
+            "pem",
+            "--out",
+            "k.pem",
         ],
         w.dir.path(),
     ));
@@ -384,7 +390,7 @@ fn minisign_export_of_one_file_verifies_with_minisign() {
             "out/model-card.md",
             "--out",
             "card.minisig",
-            "--format",
+            "--proof-format",
             "minisign",
             "--key",
             "k",
@@ -396,7 +402,7 @@ fn minisign_export_of_one_file_verifies_with_minisign() {
             "key",
             "export",
             "k.pub",
-            "--format",
+            "--key-format",
             "minisign",
             "--out",
             "k.minisign.pub",
@@ -461,7 +467,7 @@ fn minisign_export_of_one_file_verifies_with_minisign() {
             "out/model-card.md",
             "--out",
             "again.minisig",
-            "--format",
+            "--proof-format",
             "minisign",
             "--key",
             "k",
@@ -490,7 +496,7 @@ fn minisign_export_of_one_file_verifies_with_minisign() {
             "out/other.md",
             "--out",
             "o.minisig",
-            "--format",
+            "--proof-format",
             "minisign",
             "--key",
             "k2",

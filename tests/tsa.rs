@@ -95,8 +95,8 @@ fn verify(f: &Fixture, name: &str, token: &[u8], extra: &[&str]) -> (i32, String
         "--format",
         "json",
     ];
-    if !extra.contains(&"--ca-file") {
-        args.extend(["--ca-file", p(&f.root.cert_pem)]);
+    if !extra.contains(&"--tsa-ca") {
+        args.extend(["--tsa-ca", p(&f.root.cert_pem)]);
     }
     args.extend_from_slice(extra);
     let out = outcome(&args);
@@ -199,7 +199,7 @@ fn request_round_trips_against_a_local_openssl_tsa() {
             p(&f.data),
             "--hash",
             md,
-            "--ca-file",
+            "--tsa-ca",
             p(&f.root.cert_pem),
             "--out",
             p(&out),
@@ -216,7 +216,7 @@ fn request_round_trips_against_a_local_openssl_tsa() {
             p(&out),
             "--data",
             p(&f.data),
-            "--ca-file",
+            "--tsa-ca",
             p(&f.root.cert_pem),
             "--nonce",
             &nonce,
@@ -228,7 +228,7 @@ fn request_round_trips_against_a_local_openssl_tsa() {
             p(&out),
             "--data",
             p(&f.data),
-            "--ca-file",
+            "--tsa-ca",
             p(&f.root.cert_pem),
             "--nonce",
             "01",
@@ -273,7 +273,7 @@ fn request_with_policy_digest_and_no_nonce() {
         p(&out),
         "--digest",
         &digest,
-        "--ca-file",
+        "--tsa-ca",
         p(&f.root.cert_pem),
         "--policy",
         "1.2.3.4.5",
@@ -285,7 +285,7 @@ fn request_with_policy_digest_and_no_nonce() {
         p(&out),
         "--digest",
         &digest,
-        "--ca-file",
+        "--tsa-ca",
         p(&f.root.cert_pem),
         "--policy",
         "1.2.3.4.1",
@@ -554,7 +554,7 @@ fn sha1_is_refused_unless_allowed() {
 fn each_defect_is_rejected_with_its_reason_code() {
     let Some(f) = fixture() else { return };
     let other_cert = f.decoy.info();
-    let other_anchor = ["--ca-file", p(&f.other_root.cert_pem)];
+    let other_anchor = ["--tsa-ca", p(&f.other_root.cert_pem)];
     let cases: Vec<(&str, &Identity, Edit, &[&str], &str)> = vec![
         (
             "status-rejection",
@@ -948,7 +948,7 @@ fn digest_algorithm_must_match_the_callers() {
         p(&path),
         "--digest",
         &d384,
-        "--ca-file",
+        "--tsa-ca",
         p(&f.root.cert_pem),
         "--format",
         "json",
@@ -971,7 +971,7 @@ fn garbage_is_invalid_evidence_and_a_missing_file_an_error() {
         p(&garbage),
         "--data",
         p(&f.data),
-        "--ca-file",
+        "--tsa-ca",
         p(&f.root.cert_pem),
     ]);
     assert_eq!(r.code, 1);
@@ -982,12 +982,12 @@ fn garbage_is_invalid_evidence_and_a_missing_file_an_error() {
         "/nonexistent.tsr",
         "--data",
         p(&f.data),
-        "--ca-file",
+        "--tsa-ca",
         p(&f.root.cert_pem),
     ]);
     assert_eq!(r.code, 2);
     let r = outcome(&["tsa", "verify", p(&garbage), "--data", p(&f.data)]);
-    assert_eq!(r.code, 2, "missing --ca-file is a usage error");
+    assert_eq!(r.code, 2, "missing --tsa-ca is a usage error");
     let r = outcome(&["tsa", "show", p(&garbage)]);
     assert_eq!(r.code, 1);
 }
@@ -1009,7 +1009,7 @@ fn batch_verify_reports_each_token() {
         p(&good),
         "--data",
         p(&f.data),
-        "--ca-file",
+        "--tsa-ca",
         p(&f.root.cert_pem),
     ]);
     assert_eq!(r.code, 0, "{}", r.stdout);
@@ -1020,7 +1020,7 @@ fn batch_verify_reports_each_token() {
         p(&bad),
         "--data",
         p(&f.data),
-        "--ca-file",
+        "--tsa-ca",
         p(&f.root.cert_pem),
         "--format",
         "json",
@@ -1154,7 +1154,7 @@ fn real_world_corpus_verdicts() {
         }
         for ca in case["ca"].as_array().unwrap() {
             args.extend([
-                "--ca-file".into(),
+                "--tsa-ca".into(),
                 base.join(ca.as_str().unwrap()).to_str().unwrap().into(),
             ]);
         }

@@ -53,7 +53,7 @@ for f in d.jsonl.vouch-drift/*.jsonl; do
   fmt=$(head -n1 "$f" | sed -n 's/.*"syntax":"\([a-z]*\)".*/-\1/p')
   cp "$f" "$C/drift_snapshot/bin-$kind$fmt"
 done
-"$V" drift export --log d.jsonl --pub k.pub --format mtree tree > spec.mtree
+"$V" drift export --log d.jsonl --pub k.pub --spec-format mtree tree > spec.mtree
 cp spec.mtree "$C/mtree_import/bin-export"
 cp conf.json "$C/drift_config_json/bin-conf"
 cp conf.yaml "$C/drift_config_yaml/bin-conf"

@@ -2,7 +2,7 @@
 
 use crate::error;
 use crate::output::{self, Format};
-use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::{Cell, Color};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use vouch::anchor::check::AuditorTargets;
@@ -88,6 +88,8 @@ struct AnchorArgs {
     tsa_ca: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t)]
     format: Format,
+    #[command(flatten)]
+    quiet: output::Quiet,
 }
 
 #[derive(clap::Args)]
@@ -218,7 +220,7 @@ fn anchor(args: AnchorArgs) -> ExitCode {
             match format {
                 Format::Json => output::print_json(&AnchorOutcomeReport::from(&outcome)),
                 Format::Table => {
-                    for a in &outcome.anchors {
+                    for a in outcome.anchors.iter().filter(|_| !args.quiet.quiet) {
                         output::print_stdout(&format!(
                             "anchored {} size {} at {}",
                             outcome.checkpoint.origin,
@@ -250,8 +252,7 @@ fn anchor(args: AnchorArgs) -> ExitCode {
 }
 
 fn report_table(r: &AnchorReport) -> String {
-    let mut table = Table::new();
-    table.load_style(UTF8_FULL_CONDENSED);
+    let mut table = output::table();
     table.set_header(vec!["from", "type", "location", "size", "status", "detail"]);
     for c in &r.checks {
         let color = match c.outcome {
@@ -431,8 +432,7 @@ fn doctor(args: DoctorArgs) -> ExitCode {
             match format {
                 Format::Json => output::print_json(&report),
                 Format::Table => {
-                    let mut table = Table::new();
-                    table.load_style(UTF8_FULL_CONDENSED);
+                    let mut table = output::table();
                     table.set_header(vec!["check", "result", "detail"]);
                     for c in &report.checks {
                         table.add_row(vec![

@@ -4,7 +4,7 @@
 
 use crate::error;
 use crate::output::{self, EXIT_REJECTED, EXIT_VERIFIED, Format};
-use comfy_table::{Cell, Color, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::{Cell, Color, ContentArrangement};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use vouch::chain::proof::{ConsistencyDetails, InclusionDetails, ProofReport};
@@ -21,6 +21,8 @@ pub struct KeygenArgs {
     /// Where to write the private key (mode 0600); the public key goes to OUT.pub.
     #[arg(long)]
     out: PathBuf,
+    #[command(flatten)]
+    quiet: output::Quiet,
 }
 
 #[derive(clap::Args)]
@@ -39,6 +41,8 @@ pub struct AppendArgs {
     /// Output format for the acknowledgements.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
+    #[command(flatten)]
+    quiet: output::Quiet,
 }
 
 #[derive(clap::Args)]
@@ -214,11 +218,13 @@ pub fn keygen(args: KeygenArgs) -> ExitCode {
             // files were written, so nobody runs keygen again thinking
             // nothing happened.
             let (pub_path, key) = keys::write_new_keypair(&args.origin, &args.out)?;
-            eprintln!(
-                "wrote {} (private, mode 0600) and {}",
-                args.out.display(),
-                pub_path.display()
-            );
+            if !args.quiet.quiet {
+                eprintln!(
+                    "wrote {} (private, mode 0600) and {}",
+                    args.out.display(),
+                    pub_path.display()
+                );
+            }
             output::note_if_stdout_fails(format!(
                 "the key files {} and {} were written; only the public key on stdout was lost (it is in {})",
                 args.out.display(),
@@ -234,6 +240,7 @@ pub fn keygen(args: KeygenArgs) -> ExitCode {
 
 pub fn append(args: AppendArgs) -> ExitCode {
     let format = args.format;
+    let quiet = args.quiet.quiet;
     error::or_report(
         (|| {
             if chain::record::is_reserved_kind(&args.kind) {
@@ -249,12 +256,16 @@ pub fn append(args: AppendArgs) -> ExitCode {
                         problem,
                     })?;
                 let done = writer::append(&args.log, &key, &[(&args.kind, &body)])?;
-                ack(&done, format);
+                if !quiet {
+                    ack(&done, format);
+                }
                 return Ok(ExitCode::from(EXIT_VERIFIED));
             }
             let mut input = std::io::BufReader::with_capacity(4 << 20, std::io::stdin().lock());
             chain::stream::append_lines(&args.log, &key, &args.kind, &mut input, &mut |done| {
-                ack(done, format)
+                if !quiet {
+                    ack(done, format);
+                }
             })?;
             Ok(ExitCode::from(EXIT_VERIFIED))
         })(),
@@ -557,8 +568,7 @@ fn detail(log: &LogReport) -> String {
 }
 
 fn fleet_table(report: &verify::FleetReport, mode: VerifyMode) -> String {
-    let mut table = Table::new();
-    table.load_style(UTF8_FULL_CONDENSED);
+    let mut table = output::table();
     table.set_content_arrangement(ContentArrangement::Dynamic);
     table.set_header(vec![
         "log", "origin", "status", "records", "covered", "detail",

@@ -2,7 +2,7 @@
 
 use crate::error;
 use crate::output::{self, EXIT_ERROR, EXIT_REJECTED, EXIT_VERIFIED};
-use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::{Cell, Color, Table};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -75,7 +75,13 @@ struct ExportArgs {
     /// The target's name in the chain, if not derived from TARGET.
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
-    #[arg(long, value_enum)]
+    /// The spec's file format.
+    #[arg(
+        long = "spec-format",
+        alias = "format",
+        value_enum,
+        value_name = "FORMAT"
+    )]
     format: SpecFormat,
     /// Write the spec here (default: stdout); an existing file is not replaced.
     #[arg(long, value_name = "FILE")]
@@ -95,7 +101,13 @@ struct ImportArgs {
     /// The spec to import.
     #[arg(long, value_name = "SPEC")]
     from: PathBuf,
-    #[arg(long, value_enum)]
+    /// The spec's file format.
+    #[arg(
+        long = "spec-format",
+        alias = "format",
+        value_enum,
+        value_name = "FORMAT"
+    )]
     format: SpecFormat,
     /// Why (required over an existing baseline).
     #[arg(long, value_name = "TEXT")]
@@ -180,6 +192,8 @@ struct AcceptArgs {
     reason: String,
     #[arg(long, value_enum, default_value_t)]
     format: Fmt,
+    #[command(flatten)]
+    quiet: output::Quiet,
 }
 
 #[derive(clap::Args)]
@@ -469,8 +483,7 @@ fn value_raw(v: &Option<serde_json::Value>) -> String {
 }
 
 fn change_table(changes: &[Change], clip: &mut output::Clip) -> Table {
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
+    let mut t = output::table();
     t.set_header(["item", "change", "details"]);
     for c in changes {
         let color = match (c.expected, c.change) {
@@ -565,7 +578,7 @@ fn accept(a: AcceptArgs) -> ExitCode {
                     rep.remaining
                 ),
             };
-            if !rep.accepted.is_empty() {
+            if !rep.accepted.is_empty() && !a.quiet.quiet {
                 let mut clip = output::Clip::default();
                 s.push_str(&change_table(&rep.accepted, &mut clip).to_string());
                 s.push('\n');
@@ -595,8 +608,7 @@ fn history(a: HistoryArgs) -> ExitCode {
         }
         Fmt::Table => {
             let mut clip = output::Clip::default();
-            let mut t = Table::new();
-            t.load_style(UTF8_FULL_CONDENSED);
+            let mut t = output::table();
             t.set_header(["seq", "time", "record", "target", "result", "details"]);
             for r in &rep.rows {
                 let result = match (r.record, r.baseline, r.result) {

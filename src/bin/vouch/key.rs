@@ -28,8 +28,13 @@ enum KeySub {
 struct ExportArgs {
     /// The public key file (KEY.pub), holding exactly one key.
     key: PathBuf,
-    /// The format to write.
-    #[arg(long, value_enum)]
+    /// The key format to write.
+    #[arg(
+        long = "key-format",
+        alias = "format",
+        value_enum,
+        value_name = "FORMAT"
+    )]
     format: ExportFormat,
     /// Write to this new file (never replaced) instead of stdout.
     #[arg(long)]

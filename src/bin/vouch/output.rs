@@ -21,6 +21,24 @@ pub enum Format {
     Json,
 }
 
+/// A new table in the one style every command uses (Unicode boxes,
+/// condensed rows). Every table of the CLI starts here.
+pub fn table() -> comfy_table::Table {
+    let mut t = comfy_table::Table::new();
+    t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
+    t
+}
+
+/// `-q/--quiet`, the same flag (name and help) in every command that prints
+/// one line per item: without those lines; the verdict or summary and the
+/// errors are still printed, and the exit code is the same.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct Quiet {
+    /// Print no line per item; the summary and errors still are.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
 // Report output goes to stdout only through this module. The first write or
 // flush error is kept, nothing more is written after it, and `main` passes
 // the command's exit code through [`finish`], which flushes stdout and

@@ -2,7 +2,6 @@
 
 use crate::error;
 use crate::output::{self, EXIT_REJECTED, EXIT_VERIFIED, Format};
-use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use vouch::enforce::policy::{Action, Policy, PolicySummary, RateState};
@@ -166,8 +165,7 @@ fn check(a: CheckArgs) -> ExitCode {
 }
 
 fn render_summary(s: &PolicySummary) -> String {
-    let mut head = Table::new();
-    head.load_style(UTF8_FULL_CONDENSED);
+    let mut head = output::table();
     head.add_row(vec!["digest".to_owned(), s.digest.clone()]);
     head.add_row(vec!["default".to_owned(), s.default.to_string()]);
     head.add_row(vec![
@@ -205,8 +203,7 @@ fn render_summary(s: &PolicySummary) -> String {
         },
     ]);
 
-    let mut rules = Table::new();
-    rules.load_style(UTF8_FULL_CONDENSED);
+    let mut rules = output::table();
     rules.set_header(vec!["id", "tools", "action", "conditions"]);
     for r in &s.rules {
         let mut conditions = r.conditions.clone();
@@ -257,8 +254,7 @@ fn test(a: TestArgs) -> ExitCode {
     match a.format {
         Format::Json => output::print_json(&decision),
         Format::Table => {
-            let mut t = Table::new();
-            t.load_style(UTF8_FULL_CONDENSED);
+            let mut t = output::table();
             t.add_row(vec!["decision".to_owned(), decision.action.to_string()]);
             t.add_row(vec!["rule".to_owned(), decision.rule.clone()]);
             t.add_row(vec!["reason".to_owned(), decision.reason.clone()]);

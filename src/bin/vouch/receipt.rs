@@ -2,7 +2,7 @@
 
 use crate::error;
 use crate::output::{self, EXIT_VERIFIED, Format};
-use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::{Cell, Color};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use vouch::Error;
@@ -173,8 +173,7 @@ fn verify(args: VerifyArgs) -> ExitCode {
                     args.allow_unanchored,
                 )),
                 Format::Table => {
-                    let mut table = Table::new();
-                    table.load_style(UTF8_FULL_CONDENSED);
+                    let mut table = output::table();
                     table.set_header(vec!["piece", "result", "detail"]);
                     for p in report.pieces() {
                         let color = match p.result {

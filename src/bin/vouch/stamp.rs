@@ -2,7 +2,7 @@
 
 use crate::error;
 use crate::output::{self, EXIT_ERROR, EXIT_REJECTED, EXIT_VERIFIED, Format};
-use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::{Cell, Color};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -97,6 +97,8 @@ struct MakeArgs {
     sigstore_trusted_root: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t)]
     format: Format,
+    #[command(flatten)]
+    quiet: output::Quiet,
 }
 
 #[derive(clap::Args)]
@@ -143,9 +145,16 @@ struct ExtractArgs {
     /// Where to write the proof.
     #[arg(long, value_name = "FILE", required = true)]
     out: PathBuf,
-    #[arg(long, value_enum, default_value_t)]
+    /// What to write: a per-file proof or a minisign signature.
+    #[arg(
+        long = "proof-format",
+        alias = "format",
+        value_enum,
+        default_value_t,
+        value_name = "FORMAT"
+    )]
     format: ExtractFormat,
-    /// With --format minisign: the stamping key to sign with.
+    /// With --proof-format minisign: the stamping key to sign with.
     #[arg(long, value_name = "KEY")]
     key: Option<PathBuf>,
     /// Resolve FILE under this directory.
@@ -274,12 +283,21 @@ fn make(args: MakeArgs) -> ExitCode {
         Ok(o) => o,
         Err(e) => return error::report(&e, format),
     };
-    for s in &outcome.skipped {
-        eprintln!(
-            "vouch: warning: {}: skipped ({})",
-            vouch::files::path::display(&s.path),
-            s.kind
-        );
+    if args.quiet.quiet {
+        if !outcome.skipped.is_empty() {
+            eprintln!(
+                "vouch: warning: {} special file(s) skipped (FIFOs, sockets, devices; listed without --quiet)",
+                outcome.skipped.len()
+            );
+        }
+    } else {
+        for s in &outcome.skipped {
+            eprintln!(
+                "vouch: warning: {}: skipped ({})",
+                vouch::files::path::display(&s.path),
+                s.kind
+            );
+        }
     }
     for l in &outcome.left_out {
         eprintln!(
@@ -301,8 +319,7 @@ fn make(args: MakeArgs) -> ExitCode {
     match format {
         Format::Json => output::print_json(&report),
         Format::Table => {
-            let mut t = Table::new();
-            t.load_style(UTF8_FULL_CONDENSED);
+            let mut t = output::table();
             t.add_row(vec!["receipt", &report.receipt]);
             t.add_row(vec![
                 "files".to_string(),
@@ -373,8 +390,7 @@ fn verify(args: VerifyArgs) -> ExitCode {
     match format {
         Format::Json => output::print_json(&report),
         Format::Table => {
-            let mut checks = Table::new();
-            checks.load_style(UTF8_FULL_CONDENSED);
+            let mut checks = output::table();
             checks.set_header(vec!["check", "result", "detail"]);
             for p in &report.checks {
                 let (label, color, detail) = match &p.check {
@@ -388,8 +404,7 @@ fn verify(args: VerifyArgs) -> ExitCode {
                     Cell::new(detail),
                 ]);
             }
-            let mut files = Table::new();
-            files.load_style(UTF8_FULL_CONDENSED);
+            let mut files = output::table();
             files.set_header(vec!["file", "status", "detail"]);
             let mut shown = 0;
             for f in &report.files {
@@ -476,7 +491,7 @@ fn extract(args: ExtractArgs) -> ExitCode {
             ExtractFormat::Minisign => {
                 let key_path = args.key.as_deref().ok_or(Error::MissingOption {
                     option: "--key KEY",
-                    needed_for: "--format minisign",
+                    needed_for: "--proof-format minisign",
                 })?;
                 let key = keys::read_signer_key(key_path)?;
                 let p = &loaded.statement.predicate;
@@ -501,7 +516,7 @@ fn extract(args: ExtractArgs) -> ExitCode {
                 let sig = vouch::stamp::export::minisign_signature(&key, &file, entry, &comment)?;
                 vouch::chain::keys::write_new_file(&args.out, sig.as_bytes(), 0o644)?;
                 eprintln!(
-                    "vouch: wrote {} (minisign signature of {}; public key: vouch key export {}.pub --format minisign)",
+                    "vouch: wrote {} (minisign signature of {}; public key: vouch key export {}.pub --key-format minisign)",
                     args.out.display(),
                     entry.display(),
                     key_path.display()

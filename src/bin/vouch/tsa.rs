@@ -4,7 +4,6 @@
 use crate::error;
 use crate::output::{self, Format};
 use clap::{Args, Subcommand};
-use comfy_table::Table;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use vouch::Error;
@@ -57,8 +56,8 @@ pub struct RequestArgs {
     #[arg(long)]
     no_cert_req: bool,
     /// Trust anchors: when given, the response is verified before it is written.
-    #[arg(long = "ca-file", value_name = "ROOTS")]
-    ca_file: Vec<PathBuf>,
+    #[arg(long, value_name = "ROOTS", alias = "ca-file")]
+    tsa_ca: Vec<PathBuf>,
     /// Extra certificates for path building.
     #[arg(long, value_name = "CERTS")]
     untrusted: Vec<PathBuf>,
@@ -80,8 +79,8 @@ pub struct VerifyArgs {
     #[command(flatten)]
     imprint: ImprintArgs,
     /// Trust anchors (PEM or DER). Only these are trusted.
-    #[arg(long = "ca-file", value_name = "ROOTS", required = true)]
-    ca_file: Vec<PathBuf>,
+    #[arg(long, value_name = "ROOTS", alias = "ca-file", required = true)]
+    tsa_ca: Vec<PathBuf>,
     /// Extra certificates for finding the signer and building the path.
     #[arg(long, value_name = "CERTS")]
     untrusted: Vec<PathBuf>,
@@ -186,7 +185,7 @@ fn verify_inputs(a: &VerifyArgs) -> Result<(Expected, TrustStore, VerifyOptions)
             }
         })?),
     };
-    let trust = load_trust(&a.ca_file, &a.untrusted)?;
+    let trust = load_trust(&a.tsa_ca, &a.untrusted)?;
     let opts = VerifyOptions {
         validation_time,
         allow_sha1: a.allow_sha1,
@@ -238,7 +237,7 @@ fn verify(a: VerifyArgs) -> ExitCode {
     match a.format {
         Format::Json => output::print_json(&report),
         Format::Table => {
-            let mut t = Table::new();
+            let mut t = output::table();
             t.set_header(["token", "result", "detail"]);
             for r in &report.results {
                 match (r.gen_time, r.code) {
@@ -261,7 +260,7 @@ fn verify(a: VerifyArgs) -> ExitCode {
 }
 
 fn verified_table(v: &tsa::VerifiedTimestamp) -> String {
-    let mut t = Table::new();
+    let mut t = output::table();
     t.set_header(["field", "value"]);
     t.add_row(["result", "valid"]);
     t.add_row(["genTime".to_string(), v.gen_time().to_rfc3339()]);
@@ -301,7 +300,7 @@ fn show(a: ShowArgs) -> ExitCode {
 }
 
 fn show_table(info: &tsa::TokenInfo) -> String {
-    let mut t = Table::new();
+    let mut t = output::table();
     t.set_header(["field", "value"]);
     if let Some(s) = &info.status {
         let mut v = format!("{} ({})", s.status, s.name);
@@ -392,10 +391,10 @@ fn do_request(a: &RequestArgs) -> Result<(), Error> {
     };
     let req =
         tsa::TimeStampRequest::new(alg, digest, a.policy.clone(), !a.no_nonce, !a.no_cert_req)?;
-    let trust = if a.ca_file.is_empty() {
+    let trust = if a.tsa_ca.is_empty() {
         None
     } else {
-        Some(load_trust(&a.ca_file, &a.untrusted)?)
+        Some(load_trust(&a.tsa_ca, &a.untrusted)?)
     };
     let client = tsa::ClientOptions {
         timeout: std::time::Duration::from_secs(a.timeout),
@@ -415,7 +414,7 @@ fn do_request(a: &RequestArgs) -> Result<(), Error> {
             output::print_json(&RequestReport::new(&a.out, trust.is_some(), &req, &info))
         }
         Format::Table => {
-            let mut t = Table::new();
+            let mut t = output::table();
             t.set_header(["field", "value"]);
             t.add_row(["written", &a.out.display().to_string()]);
             t.add_row([
@@ -423,7 +422,7 @@ fn do_request(a: &RequestArgs) -> Result<(), Error> {
                 if trust.is_some() {
                     "yes"
                 } else {
-                    "no (no --ca-file)"
+                    "no (no --tsa-ca)"
                 },
             ]);
             if let Some(x) = &info.tst_info {

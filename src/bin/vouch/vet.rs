@@ -5,7 +5,7 @@
 use crate::error;
 use crate::output::{self, EXIT_ERROR, EXIT_REJECTED, EXIT_VERIFIED};
 use clap::{Args, Subcommand, ValueEnum};
-use comfy_table::{Cell, Color, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::{Cell, Color};
 use std::ffi::OsString;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -300,8 +300,7 @@ fn rules(format: ScanFormat) -> ExitCode {
         output::print_json(&r.canonical());
         return ExitCode::from(EXIT_VERIFIED);
     }
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
+    let mut t = output::table();
     t.set_header(["rule", "family", "severity", "rationale"]);
     for rule in r.rules() {
         let sev = if rule.advisory {
@@ -376,8 +375,7 @@ fn render_scan(r: &ScanReport) {
             continue;
         }
         let mut clip = output::Clip::default();
-        let mut t = Table::new();
-        t.load_style(UTF8_FULL_CONDENSED);
+        let mut t = output::table();
         t.set_header(["tool", "verdict", "findings"]);
         if let Some(i) = &s.instructions {
             t.add_row([
@@ -581,8 +579,7 @@ fn render_review(r: &Review) -> String {
         return out;
     }
     let mut clip = output::Clip::default();
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
+    let mut t = output::table();
     t.set_header(["tool", "change", "why", "findings", "fields"]);
     for tool in &r.tools {
         let change = match tool.change {

@@ -14,7 +14,7 @@ pub(super) fn name_of(arg: &str, name: Option<&str>) -> Result<String> {
     }
 }
 
-/// `drift export --format mtree`: the accepted baseline of a directory
+/// `drift export --spec-format mtree`: the accepted baseline of a directory
 /// target as a BSD mtree spec, after verifying the chain with `keys`.
 pub fn export_mtree(
     log: &Path,
@@ -57,7 +57,7 @@ pub struct ImportReport {
     pub record: Written,
 }
 
-/// `drift import --format mtree`: makes a BSD mtree spec (every entry
+/// `drift import --spec-format mtree`: makes a BSD mtree spec (every entry
 /// with type, mode, uid, gid; files with size and SHA-256) the baseline of
 /// a directory target: its first baseline, or an acceptance with `reason`.
 pub fn import_mtree(
