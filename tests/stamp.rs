@@ -426,6 +426,11 @@ fn stdin_stream_with_tee_round_trip() {
         data,
         "the tee file is the input"
     );
+    // In a pipeline, as tee(1): the stream passes through to stdout
+    // unchanged, and the report goes to stderr.
+    assert!(o.stdout == data, "stdout is the input, byte for byte");
+    let report: serde_json::Value = serde_json::from_slice(&o.stderr).unwrap();
+    assert_eq!(report["files"], 1, "{report}");
     let es = entries_json(&out);
     assert_eq!(
         es,

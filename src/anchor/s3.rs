@@ -85,6 +85,10 @@ where
 {
     let code = e.code().map(str::to_owned);
     let message = match &e {
+        SdkError::DispatchFailure(_) if no_credentials(&sources(&e)) => format!(
+            "no AWS credentials were found; vouch looked, in order, in the environment (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY), the profile (AWS_PROFILE, or default) in ~/.aws/credentials and ~/.aws/config (AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE), web identity, SSO, credential_process, the ECS container endpoint and the EC2 instance metadata service ({})",
+            sources(&e)
+        ),
         SdkError::DispatchFailure(_) => format!("cannot connect to the endpoint: {}", sources(&e)),
         SdkError::TimeoutError(_) => "timed out".to_owned(),
         _ => e
@@ -98,6 +102,13 @@ where
         code,
         message,
     }
+}
+
+/// Whether a dispatch failure is the credential chain finding nothing (the
+/// SDK reports it as a failure to send, naming its last provider, IMDS).
+fn no_credentials(chain: &str) -> bool {
+    let c = chain.to_ascii_lowercase();
+    c.contains("credential") || c.contains("imds")
 }
 
 /// The error's chain of `Display` messages (no debug dumps of responses).

@@ -51,10 +51,12 @@ pub enum Input {
     /// PATHs as given on the command line (relative to the current
     /// directory, or absolute).
     Paths(Vec<PathBuf>),
-    /// A stream (stdin), stamped as `name`, copied to `tee` as it is read.
+    /// A stream (stdin), stamped as `name`, copied to `tee` and passed
+    /// on to `pass` (stdout, in a pipeline) as it is read.
     Stream {
         name: Vec<u8>,
         tee: Option<PathBuf>,
+        pass: Option<Box<dyn Write>>,
         reader: Box<dyn Read>,
     },
 }
@@ -172,10 +174,13 @@ fn resolve(base: &Path, paths: &[PathBuf]) -> Result<Vec<Option<Vec<u8>>>> {
     Ok(out)
 }
 
-/// Hashes a stream, copying it to `tee`; constant memory.
+/// Hashes a stream, copying it to `tee` and passing it on to `pass`;
+/// constant memory. A stream that could not be passed on whole (a reader
+/// downstream that quit) is an error: nothing is stamped.
 fn hash_stream(
     reader: &mut dyn Read,
     mut tee: Option<(&Path, std::fs::File)>,
+    mut pass: Option<Box<dyn Write>>,
 ) -> Result<(u64, [u8; 32])> {
     let mut ctx = ring::digest::Context::new(&ring::digest::SHA256);
     let mut buf = vec![0u8; 1 << 20];
@@ -192,6 +197,13 @@ fn hash_stream(
         if let Some((p, f)) = &mut tee {
             f.write_all(&buf[..k]).map_err(|e| Error::io(*p, e))?;
         }
+        if let Some(w) = &mut pass {
+            w.write_all(&buf[..k])
+                .map_err(|e| Error::io(Path::new("(stdout)"), e))?;
+        }
+    }
+    if let Some(w) = &mut pass {
+        w.flush().map_err(|e| Error::io(Path::new("(stdout)"), e))?;
     }
     if let Some((p, f)) = &tee {
         f.sync_all().map_err(|e| Error::io(p, e))?;
@@ -255,6 +267,7 @@ fn collect(opts: &mut StampOptions<'_>) -> Result<Collected> {
         Input::Stream {
             name,
             tee,
+            pass,
             mut reader,
         } => {
             crate::files::path::check(&name).map_err(|problem| {
@@ -273,7 +286,7 @@ fn collect(opts: &mut StampOptions<'_>) -> Result<Collected> {
                 )),
                 None => None,
             };
-            let (size, sha256) = hash_stream(&mut *reader, tee_file)?;
+            let (size, sha256) = hash_stream(&mut *reader, tee_file, pass)?;
             let (p, b) = crate::files::path::to_json(&name);
             Ok(Collected {
                 entries: vec![Entry {

@@ -404,7 +404,7 @@ fn summary_line(rep: &run::CheckReport) -> String {
     let mut s = format!(
         "{}: {what} ({} now; baseline record {} of {}{})",
         esc(&rep.target),
-        output::count(rep.items as u64, "item"),
+        output::count(rep.items, "item"),
         rep.baseline.seq,
         rep.baseline.ts,
         rep.baseline
@@ -633,7 +633,7 @@ fn history(a: HistoryArgs) -> ExitCode {
                 }
                 d.push(format!(
                     "{}, {}",
-                    output::count(r.count as u64, "item"),
+                    output::count(r.count, "item"),
                     short(&r.snapshot)
                 ));
                 t.add_row([
@@ -707,7 +707,7 @@ fn import(a: ImportArgs) -> ExitCode {
             output::print_stdout(&format!(
                 "{}: imported {} as the baseline {} (record {}{})\n",
                 esc(&rep.target),
-                output::count(rep.count as u64, "entry"),
+                output::count(rep.count, "entry"),
                 rep.snapshot,
                 rep.record.seq,
                 rep.previous

@@ -192,6 +192,18 @@ impl Clip {
     }
 }
 
+/// `n` and the noun, singular for 1: `1 log`, `2 logs`, `0 entries`.
+pub fn count(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else if let Some(stem) = noun.strip_suffix('y') {
+        format!("{n} {stem}ies")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,17 +220,5 @@ mod tests {
         let cut = c.cell(&long);
         assert_eq!(cut, format!("{}…\nok", "é".repeat(CELL_CHARS - 1)));
         assert!(c.note().is_some());
-    }
-}
-
-/// `n` and the noun, singular for 1: `1 log`, `2 logs`, `0 entries`.
-pub fn count(n: impl Into<u64>, noun: &str) -> String {
-    let n = n.into();
-    if n == 1 {
-        format!("1 {noun}")
-    } else if let Some(stem) = noun.strip_suffix('y') {
-        format!("{n} {stem}ies")
-    } else {
-        format!("{n} {noun}s")
     }
 }

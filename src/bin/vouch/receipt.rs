@@ -1,7 +1,7 @@
 //! CLI for `vouch receipt` and `vouch receipt verify`.
 
 use crate::error;
-use crate::output::{self, EXIT_VERIFIED, Format};
+use crate::output::{self, EXIT_REJECTED, EXIT_VERIFIED, Format};
 use comfy_table::{Cell, Color};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,7 +9,7 @@ use vouch::Error;
 use vouch::anchor::check::{CheckContext, Online};
 use vouch::chain::keys;
 use vouch::fs::read_bounded;
-use vouch::receipt::{self, PieceResult, ReceiptVerifyReport};
+use vouch::receipt::{self, PieceResult, ReceiptVerifyReport, Verdict};
 
 /// `vouch receipt LOG --seq N`, or `vouch receipt verify FILE`.
 #[derive(clap::Args)]
@@ -188,8 +188,17 @@ fn verify(args: VerifyArgs) -> ExitCode {
                             Cell::new(p.result.detail()),
                         ]);
                     }
+                    let hint = match report.verdict() {
+                        Verdict::SignedNotAnchored if code == EXIT_REJECTED => {
+                            "\nhint: the record and its signed checkpoint verify, but no anchor shows when the checkpoint existed; add --allow-unanchored to accept a signed receipt without one (exit 0)"
+                        }
+                        Verdict::AnchorNotChecked if code == EXIT_REJECTED => {
+                            "\nhint: the record and its signed checkpoint verify; the anchors were not checked (give --tsa-ca for a time-stamp token, --online for S3 or dir anchors), or add --allow-unanchored to accept it without (exit 0)"
+                        }
+                        _ => "",
+                    };
                     output::print_stdout(&format!(
-                        "{table}\nverdict: {}{}\nnot checked: key rotations after this checkpoint (offline, only the keys given are trusted)",
+                        "{table}\nverdict: {}{}{hint}\nnot checked: key rotations after this checkpoint (offline, only the keys given are trusted)",
                         report.verdict().as_str(),
                         report
                             .reason()

@@ -11,7 +11,7 @@ use vouch::stamp::verify::{Check, FileStatus, StampVerifyOptions};
 use vouch::stamp::{self, Input, StampOptions, Subjects};
 use vouch::{Error, Result};
 
-const STAMP_HELP: &str = "Paths: each file is recorded relative to --base (default: the current directory), normalised; a PATH outside the base is refused. A file named like a subcommand is given as ./verify. Directories are walked recursively; symlinks are recorded as links (--follow-symlinks stamps a link to a regular file as that file); FIFOs, sockets and devices met in a walk are skipped with a warning.\n\nStreams: `some-agent | vouch stamp - --name out.json --tee out.json --key KEY` hashes stdin as it passes, writing it to --tee.\n\nExit codes: 0 every file stamped; 2 an error: a file named explicitly could not be stamped, a file could not be read, the TSA failed (then nothing is recorded in the log and the receipt has no token). The receipt holds only the files stamped, and names those left out.";
+const STAMP_HELP: &str = "Paths: each file is recorded relative to --base (default: the current directory), normalised; a PATH outside the base is refused. A file named like a subcommand is given as ./verify. Directories are walked recursively; symlinks are recorded as links (--follow-symlinks stamps a link to a regular file as that file); FIFOs, sockets and devices met in a walk are skipped with a warning.\n\nStreams: `-` stamps stdin as it passes through to stdout unchanged, as tee(1) does (the report goes to stderr), so a stamp can sit in a pipeline: `some-agent | vouch stamp - --name out.json --key KEY --out out.receipt | next-step`; --tee FILE also writes the stream to FILE. A reader downstream that quits early leaves the stream unstamped (exit 2).\n\nExit codes: 0 every file stamped; 2 an error: a file named explicitly could not be stamped, a file could not be read, the TSA failed (then nothing is recorded in the log and the receipt has no token). The receipt holds only the files stamped, and names those left out.";
 
 /// `vouch stamp PATH...`, `vouch stamp verify`, `vouch stamp extract`.
 #[derive(clap::Args)]
@@ -222,6 +222,9 @@ fn make(args: MakeArgs) -> ExitCode {
             Input::Stream {
                 name,
                 tee: args.tee.clone(),
+                // In a pipeline, as tee(1) does: the stream goes on to
+                // stdout unchanged, and the report goes to stderr.
+                pass: Some(Box::new(std::io::stdout())),
                 reader: Box::new(std::io::stdin()),
             }
         } else {
@@ -316,8 +319,18 @@ fn make(args: MakeArgs) -> ExitCode {
         .as_deref()
         .filter(|_| outcome.tsa_failure.is_none());
     let report = outcome.report(args.log.as_deref(), bundle);
+    // A stream stamped in a pipeline went to stdout: the report goes to
+    // stderr.
+    let piped = args.paths.iter().any(|p| p.as_os_str() == "-");
+    let print = |text: &str| {
+        if piped {
+            eprintln!("{}", text.trim_end_matches('\n'));
+        } else {
+            output::print_stdout(text);
+        }
+    };
     match format {
-        Format::Json => output::print_json(&report),
+        Format::Json => print(&serde_json::to_string_pretty(&report).unwrap_or_default()),
         Format::Table => {
             let mut t = output::table();
             t.add_row(vec!["receipt", &report.receipt]);
@@ -352,7 +365,7 @@ fn make(args: MakeArgs) -> ExitCode {
                     report.left_out.len().to_string(),
                 ]);
             }
-            output::print_stdout(&t.to_string());
+            print(&t.to_string());
         }
     }
     output::finish(ExitCode::from(if outcome.failed() {
@@ -433,6 +446,15 @@ fn verify(args: VerifyArgs) -> ExitCode {
                 "files: {} ok, {} modified, {} missing, {} extra, {} not stamped, {} errors\n",
                 s.ok, s.modified, s.missing, s.extra, s.not_stamped, s.errors
             ));
+            if s.missing > 0 && s.ok + s.modified + s.errors == 0 {
+                let base = args.base.as_ref().map_or_else(
+                    || "the current directory".to_owned(),
+                    |b| b.display().to_string(),
+                );
+                text.push_str(&format!(
+                    "hint: none of the stamped files is under {base}; run from the directory they were stamped in, or give --base DIR\n"
+                ));
+            }
             if let Some(t) = &report.trusted_time {
                 text.push_str(&format!("trusted time: {} (TSA {})\n", t.gen_time, t.tsa));
             }

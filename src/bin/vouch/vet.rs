@@ -395,7 +395,7 @@ fn render_scan(r: &ScanReport) {
         out.extend(clip.note());
         out.push_str(&format!(
             "  {}: {} pass, {} flagged, {} blocked\n",
-            output::count(s.summary.tools as u64, "tool"),
+            output::count(s.summary.tools, "tool"),
             s.summary.pass,
             s.summary.flagged,
             s.summary.blocked
