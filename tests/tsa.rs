@@ -193,7 +193,7 @@ fn request_round_trips_against_a_local_openssl_tsa() {
         let r = outcome(&[
             "tsa",
             "request",
-            "--url",
+            "--url", // the old name, kept as an alias
             &server.url,
             "--data",
             p(&f.data),
@@ -256,7 +256,7 @@ fn request_with_policy_digest_and_no_nonce() {
     let r = outcome(&[
         "tsa",
         "request",
-        "--url",
+        "--tsa",
         &server.url,
         "--digest",
         &digest,
@@ -305,7 +305,7 @@ fn request_to_a_dead_url_is_an_operational_error() {
     let r = outcome(&[
         "tsa",
         "request",
-        "--url",
+        "--tsa",
         &url,
         "--data",
         p(&f.data),
@@ -332,7 +332,7 @@ fn request_retries_after_a_server_error() {
     let r = outcome(&[
         "tsa",
         "request",
-        "--url",
+        "--tsa",
         &server.url,
         "--data",
         p(&f.data),
@@ -357,7 +357,7 @@ fn request_refuses_oversized_and_mismatched_responses() {
     let r = outcome(&[
         "tsa",
         "request",
-        "--url",
+        "--tsa",
         &big.url,
         "--data",
         p(&f.data),
@@ -378,7 +378,7 @@ fn request_refuses_oversized_and_mismatched_responses() {
     let r = outcome(&[
         "tsa",
         "request",
-        "--url",
+        "--tsa",
         &other.url,
         "--data",
         p(&f.data),

@@ -38,8 +38,9 @@ pub struct ImprintArgs {
 
 #[derive(Args)]
 pub struct RequestArgs {
-    /// TSA URL (http or https).
-    #[arg(long)]
+    /// TSA URL (http or https); `--tsa` as in every other command
+    /// (`--url` is kept as an alias for one release).
+    #[arg(long = "tsa", value_name = "URL", alias = "url")]
     url: String,
     #[command(flatten)]
     imprint: ImprintArgs,
