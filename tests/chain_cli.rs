@@ -105,7 +105,7 @@ fn append_checkpoint_verify_round_trip_with_json_report() {
     let table = vouch_at(&["verify", "log.jsonl", "--pub", "k.pub"], &dir);
     assert!(stdout(&table).contains("valid"), "{}", stdout(&table));
     assert!(
-        stdout(&table).contains("1 logs: 1 valid"),
+        stdout(&table).contains("1 log: 1 valid"),
         "{}",
         stdout(&table)
     );

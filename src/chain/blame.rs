@@ -126,6 +126,8 @@ struct Search<'k> {
     next_seq: u64,
     /// The log's leaves as they are.
     actual: CompactRange,
+    /// Record k's leaf hash as read now.
+    leaf_k: Option<Hash>,
     /// `actual` after leaves 0..=k, kept until record k+2's `prev` is read.
     through_k: Option<CompactRange>,
     /// Leaf k replaced by `found`.
@@ -145,6 +147,7 @@ impl<'k> Search<'k> {
             origin: None,
             next_seq: 0,
             actual: CompactRange::new(0),
+            leaf_k: None,
             through_k: None,
             k_as_recorded: CompactRange::new(0),
             k1_as_recorded: None,
@@ -162,6 +165,11 @@ impl<'k> Search<'k> {
             None => self.origin = Some(rec.origin.to_vec()),
             Some(o) if o.as_slice() != rec.origin => return Step::Stop,
             Some(_) => {}
+        }
+        // The bytes read again must hold the same break (a file replaced
+        // since it was verified names nothing).
+        if rec.seq == self.k + 1 && (rec.prev != self.found || self.leaf_k == Some(self.found)) {
+            return Step::Stop;
         }
         if rec.seq == self.k + 2 {
             // Record k+2's prev is leaf k+1 as k+2 recorded it.
@@ -192,6 +200,7 @@ impl<'k> Search<'k> {
         }
         if rec.seq == self.k {
             self.through_k = Some(self.actual.clone());
+            self.leaf_k = Some(leaf);
         }
         self.next_seq = rec.seq + 1;
         Step::Go
@@ -269,5 +278,51 @@ impl<'k> Search<'k> {
             .copied()
             .collect();
         self.compare(&heads)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::note::SignerKey;
+
+    /// Record 1's content changed in a log of 4 events and a checkpoint.
+    fn tampered() -> (Vec<u8>, TrustedKeys, Hash) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("l.jsonl");
+        let key = SignerKey::from_seed("example.com/b", &[3u8; 32]).unwrap();
+        for i in 0..4 {
+            crate::chain::writer::append(&path, &key, &[("e", &serde_json::json!({"i": i}))])
+                .unwrap();
+        }
+        crate::chain::writer::checkpoint(&path, &key, true).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let found = record::parse_line(text.lines().nth(2).unwrap().as_bytes())
+            .unwrap()
+            .prev;
+        let bytes = text.replacen("{\"i\":1}", "{\"i\":9}", 1).into_bytes();
+        let keys = TrustedKeys::new([key.verifier()]).unwrap();
+        (bytes, keys, found)
+    }
+
+    #[test]
+    fn names_the_changed_record_only_for_the_break_it_was_asked_about() {
+        let (bytes, keys, found) = tampered();
+        assert_eq!(
+            changed_record_in(&bytes, 2, found, &keys, &[]),
+            Some(Changed {
+                seq: 1,
+                checkpoint_size: 4
+            })
+        );
+        // Bytes without that break (another prev at record 2): nothing.
+        assert_eq!(changed_record_in(&bytes, 2, [7u8; 32], &keys, &[]), None);
+        // Another break position: nothing.
+        assert_eq!(changed_record_in(&bytes, 3, found, &keys, &[]), None);
+        // No trusted key: nothing.
+        let other = SignerKey::from_seed("example.com/b", &[4u8; 32]).unwrap();
+        let untrusted = TrustedKeys::new([other.verifier()]).unwrap();
+        assert_eq!(changed_record_in(&bytes, 2, found, &untrusted, &[]), None);
     }
 }
