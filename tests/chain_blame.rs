@@ -324,3 +324,100 @@ fn the_example_fleet_names_record_6() {
     assert_eq!(db1["failure"]["between"], json!([6, 7]));
     assert_eq!(db1["failure"]["changed"]["seq"], 6);
 }
+
+/// A detached checkpoint signed by a key of the log's origin that the
+/// auditor does not trust never names a record, even when the log's own
+/// trusted checkpoint of the same size names another.
+#[test]
+fn an_untrusted_auditor_checkpoint_names_nothing() {
+    let l = log(8, 8);
+    let records = lines(&l.bytes);
+    let n = records.len(); // 8 events and the checkpoint record at seq 8
+    // Record 4's prev changed: record 4 was changed, and the log's own
+    // checkpoint (seq 8, size 8) shows it.
+    let t = rewrite(&l.bytes, 4, |v| {
+        v["prev"] = json!(vouch::hex::encode(&leaf_hash(b"y")));
+    });
+    // The attacker signs, with a fresh key of the same origin, the tree in
+    // which leaf 3 is record 4's new prev: it would blame record 3.
+    let mut leaves: Vec<Hash> = t
+        .split(|&b| b == b'\n')
+        .filter(|x| !x.is_empty())
+        .map(leaf_hash)
+        .take(8)
+        .collect();
+    leaves[3] = leaf_hash(b"y");
+    let evil = SignerKey::from_seed(ORIGIN, &[66u8; 32]).unwrap();
+    let text = vouch::note::checkpoint::Checkpoint {
+        origin: ORIGIN.into(),
+        size: 8,
+        root: vouch::merkle::root(&leaves),
+        extensions: Vec::new(),
+    }
+    .to_text();
+    let note = vouch::note::sign(&text, &[&evil]).unwrap();
+    let evil_path = l.path.with_file_name("evil.checkpoint");
+    std::fs::write(&evil_path, note).unwrap();
+    let trusted = vouch::chain::TrustedKeys::new([l.key.verifier()]).unwrap();
+    let o = VerifyOptions {
+        checkpoints: vec![verify::load_auditor_checkpoint(&evil_path, &trusted).unwrap()],
+        trusted,
+        ..Default::default()
+    };
+    assert!(n >= 9);
+    for r in both(&l, &t, &o) {
+        expect(
+            &r,
+            4,
+            Some(Changed {
+                seq: 4,
+                checkpoint_size: 8,
+            }),
+            "untrusted auditor checkpoint",
+        );
+    }
+}
+
+/// A resumed run (`--state`) names the changed record too.
+#[test]
+fn a_resumed_run_names_the_changed_record() {
+    let w = support::workdir();
+    let run = |args: &[&str]| support::vouch_at(args, w.path());
+    assert_eq!(
+        support::code(&run(&["keygen", "--origin", ORIGIN, "--out", "k"])),
+        0
+    );
+    for i in 0..20 {
+        assert_eq!(
+            support::code(&run(&[
+                "append",
+                "L",
+                "--key",
+                "k",
+                &format!("{{\"i\":{i}}}")
+            ])),
+            0
+        );
+        if i % 5 == 4 {
+            assert_eq!(support::code(&run(&["checkpoint", "L", "--key", "k"])), 0);
+        }
+    }
+    let verify = [
+        "verify", "L", "--pub", "k.pub", "--state", "S", "--format", "json",
+    ];
+    assert_eq!(support::code(&run(&verify)), 0);
+    let path = w.path().join("L");
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(
+        &path,
+        rewrite(&bytes, 6, |v| v["body"]["i"] = json!("changed")),
+    )
+    .unwrap();
+    let o = run(&verify);
+    assert_eq!(support::code(&o), 1);
+    let v = support::json(&o);
+    let f = &v["logs"][0]["failure"];
+    assert_eq!(f["reason"], "broken_link", "{v}");
+    assert_eq!(f["between"], json!([6, 7]), "{v}");
+    assert_eq!(f["changed"]["seq"], 6, "{v}");
+}

@@ -26,7 +26,7 @@
 
 use super::record::{self, KIND_CHECKPOINT, KIND_KEY_ROTATION, MAX_LINE_LEN};
 use super::scan::parse_checkpoint_body;
-use super::trust::{self, KeyState, TrustedKeys};
+use super::trust::{self, KeyState, Prechecked, TrustedKeys};
 use crate::merkle::{CompactRange, Hash, leaf_hash};
 use serde::Serialize;
 use std::io::{BufRead, BufReader, Read};
@@ -46,13 +46,14 @@ type Head = (u64, Hash);
 
 /// Finds which record of the broken link before record `seq` (whose
 /// `prev` is `found`) was changed, reading `segments` in order.
-/// `auditor` are the auditor's trusted checkpoints of this log.
+/// `auditor` are the auditor's checkpoints of this log, not yet judged:
+/// each counts only if the trust rule admits it at its place in the log.
 pub(super) fn changed_record(
     segments: &[&Path],
     seq: u64,
     found: Hash,
     trusted: &TrustedKeys,
-    auditor: &[Head],
+    auditor: &[&Prechecked],
 ) -> Option<Changed> {
     let mut lines = Vec::new();
     for path in segments {
@@ -93,7 +94,7 @@ pub(super) fn changed_record_in(
     seq: u64,
     found: Hash,
     trusted: &TrustedKeys,
-    auditor: &[Head],
+    auditor: &[&Prechecked],
 ) -> Option<Changed> {
     let mut search = Search::new(seq.checked_sub(1)?, found, trusted, auditor);
     let mut rest = bytes;
@@ -114,14 +115,14 @@ enum Step {
     Stop,
 }
 
-struct Search<'k> {
+struct Search<'k, 'a> {
     /// Record k: the one before the break.
     k: u64,
     /// Record k+1's `prev`: leaf k as k+1 recorded it.
     found: Hash,
     keys: KeyState<'k>,
     trusted: &'k TrustedKeys,
-    auditor: &'k [Head],
+    auditor: &'a [&'a Prechecked],
     origin: Option<Vec<u8>>,
     next_seq: u64,
     /// The log's leaves as they are.
@@ -136,8 +137,8 @@ struct Search<'k> {
     k1_as_recorded: Option<CompactRange>,
 }
 
-impl<'k> Search<'k> {
-    fn new(k: u64, found: Hash, trusted: &'k TrustedKeys, auditor: &'k [Head]) -> Self {
+impl<'k, 'a> Search<'k, 'a> {
+    fn new(k: u64, found: Hash, trusted: &'k TrustedKeys, auditor: &'a [&'a Prechecked]) -> Self {
         Search {
             k,
             found,
@@ -209,12 +210,7 @@ impl<'k> Search<'k> {
     /// The trusted tree heads of size `size` (the auditor's, and the
     /// checkpoint this record carries) compared with the two candidates.
     fn judge(&mut self, rec: &record::RecordView<'_>, size: u64) -> Option<Changed> {
-        let mut heads: Vec<Head> = self
-            .auditor
-            .iter()
-            .filter(|(s, _)| *s == size)
-            .copied()
-            .collect();
+        let mut heads = self.auditor_heads(size);
         let rotation = rec.kind == KIND_KEY_ROTATION.as_bytes();
         if rotation || rec.kind == KIND_CHECKPOINT.as_bytes() {
             let origin = std::str::from_utf8(rec.origin).ok();
@@ -268,15 +264,20 @@ impl<'k> Search<'k> {
         None
     }
 
+    /// The auditor's checkpoints of `size` that the trust rule admits
+    /// under the keys current here.
+    fn auditor_heads(&self, size: u64) -> Vec<Head> {
+        self.auditor
+            .iter()
+            .filter(|p| p.claimed().size == size)
+            .filter_map(|p| self.keys.judge(p).ok())
+            .map(|t| (size, t.checkpoint().root))
+            .collect()
+    }
+
     /// At the end of the log: the auditor's checkpoints of its full size.
     fn end(&mut self) -> Option<Changed> {
-        let size = self.next_seq;
-        let heads: Vec<Head> = self
-            .auditor
-            .iter()
-            .filter(|(s, _)| *s == size)
-            .copied()
-            .collect();
+        let heads = self.auditor_heads(self.next_seq);
         self.compare(&heads)
     }
 }

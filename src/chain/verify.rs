@@ -145,6 +145,20 @@ fn verify_log(
     saved: Option<&SavedLog>,
     same_keys: bool,
 ) -> (LogReport, Option<SavedLog>) {
+    let (mut report, saved_out) = check_log(log, opts, saved, same_keys);
+    let paths: Vec<&Path> = log.segments.iter().map(|s| s.path.as_path()).collect();
+    name_changed_record(&mut report, opts, |seq, found, auditor| {
+        blame::changed_record(&paths, seq, found, &opts.trusted, auditor)
+    });
+    (report, saved_out)
+}
+
+fn check_log(
+    log: &plan::LogPlan,
+    opts: &VerifyOptions,
+    saved: Option<&SavedLog>,
+    same_keys: bool,
+) -> (LogReport, Option<SavedLog>) {
     let first = &log.segments[0];
     if let Some(e) = &first.error {
         return (error_report(&first.path, first.len, e.clone()), None);
@@ -270,19 +284,18 @@ fn verify_log(
         report.verified = None;
         return (report, None);
     }
-    let paths: Vec<&Path> = log.segments.iter().map(|s| s.path.as_path()).collect();
-    name_changed_record(&mut report, opts, |seq, found, heads| {
-        blame::changed_record(&paths, seq, found, &opts.trusted, heads)
-    });
     (report, saved_out)
 }
 
 /// For a `broken_link`, names the record a trusted checkpoint shows was
 /// changed ([`blame`]), reading the log again with `read`.
+/// The auditor's checkpoints are handed over as notes still to be judged:
+/// they count only where the trust rule admits them, at their place in the
+/// log, as when the log is verified.
 fn name_changed_record(
     report: &mut LogReport,
     opts: &VerifyOptions,
-    read: impl FnOnce(u64, crate::merkle::Hash, &[(u64, crate::merkle::Hash)]) -> Option<blame::Changed>,
+    read: impl FnOnce(u64, crate::merkle::Hash, &[&super::trust::Prechecked]) -> Option<blame::Changed>,
 ) {
     let Some(f) = report.failure.as_mut() else {
         return;
@@ -290,14 +303,13 @@ fn name_changed_record(
     let ChainError::BrokenLink { seq, found, .. } = f.error else {
         return;
     };
-    let heads: Vec<(u64, crate::merkle::Hash)> = opts
+    let auditor: Vec<&super::trust::Prechecked> = opts
         .checkpoints
         .iter()
-        .map(|c| c.checkpoint())
-        .filter(|c| report.origin.as_deref() == Some(c.origin.as_str()))
-        .map(|c| (c.size, c.root))
+        .filter(|c| report.origin.as_deref() == Some(c.checkpoint().origin.as_str()))
+        .map(|c| c.prechecked())
         .collect();
-    f.changed = read(seq, found, &heads);
+    f.changed = read(seq, found, &auditor);
 }
 
 /// Verifies a log held in memory (used by tests, fuzzing and tools that
@@ -330,8 +342,8 @@ pub fn verify_bytes(name: &Path, bytes: &[u8], opts: &VerifyOptions) -> LogRepor
         None,
         0,
     );
-    name_changed_record(&mut report, opts, |seq, found, heads| {
-        blame::changed_record_in(bytes, seq, found, &opts.trusted, heads)
+    name_changed_record(&mut report, opts, |seq, found, auditor| {
+        blame::changed_record_in(bytes, seq, found, &opts.trusted, auditor)
     });
     if let Some(missing) = missing_origin(std::slice::from_ref(&report), opts) {
         // The one log given has no records, or another origin.

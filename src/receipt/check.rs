@@ -140,9 +140,7 @@ pub fn verify(
             });
         }
         let Some(cp) = &checkpoint else {
-            return Err(ReceiptError::Malformed(
-                "no verified checkpoint to prove against",
-            ));
+            return Err(ReceiptError::NoVerifiedCheckpoint);
         };
         let leaf = leaf
             .or(recorded_leaf)

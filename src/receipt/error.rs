@@ -67,6 +67,8 @@ pub enum ReceiptError {
         "the checkpoint is for {found:?}, the receipt for {expected:?}, or its size differs from the proof's"
     )]
     CheckpointMismatch { expected: String, found: String },
+    #[error("not checked: the receipt's checkpoint did not verify (see the checkpoint row)")]
+    NoVerifiedCheckpoint,
     #[error("index {seq} is not below the tree size {size}")]
     IndexOutOfRange { seq: u64, size: u64 },
     #[error("the inclusion proof does not lead to the checkpoint's root")]
@@ -100,9 +102,9 @@ impl ReceiptError {
             ReceiptError::LeafMismatch => "leaf_mismatch",
             ReceiptError::GivenRecordMismatch => "record_mismatch",
             ReceiptError::BadCheckpoint(e) | ReceiptError::BadBinding(e) => e.code(),
-            ReceiptError::CheckpointMismatch { .. } | ReceiptError::BindingMismatch { .. } => {
-                "bad_checkpoint"
-            }
+            ReceiptError::CheckpointMismatch { .. }
+            | ReceiptError::BindingMismatch { .. }
+            | ReceiptError::NoVerifiedCheckpoint => "bad_checkpoint",
             ReceiptError::IndexOutOfRange { .. } => "index_out_of_range",
             ReceiptError::Inclusion => "inclusion_failed",
             ReceiptError::Consistency => "consistency_failed",

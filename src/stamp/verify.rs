@@ -448,7 +448,12 @@ fn check_tree(
     st.check_subjects(entries, root)
         .map_err(StampError::Statement)?;
     Ok(format!(
-        "{count} entries make the signed root {}",
+        "{count} {} the signed root {}",
+        if count == 1 {
+            "entry makes"
+        } else {
+            "entries make"
+        },
         crate::hex::encode(root)
     ))
 }
