@@ -369,3 +369,15 @@ impl ErrorReport {
 
 /// Result alias for library calls.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// `n` and the noun, singular for 1: `1 log`, `2 logs`, `0 entries`
+/// (for messages; a noun ending in `y` takes `ies`).
+pub fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else if let Some(stem) = noun.strip_suffix('y') {
+        format!("{n} {stem}ies")
+    } else {
+        format!("{n} {noun}s")
+    }
+}

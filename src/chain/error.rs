@@ -154,7 +154,7 @@ pub enum ChainError {
     },
     #[error("log has {records} records, shorter than a checkpoint of size {checkpoint_size}")]
     Truncated { records: u64, checkpoint_size: u64 },
-    #[error("log ends with an incomplete line of {bytes} bytes")]
+    #[error("log ends with an incomplete line of {}", crate::error::count(*bytes, "byte"))]
     TornTail { bytes: u64 },
     #[error("{bytes} bytes after the last record are not a record")]
     TrailingData { bytes: u64 },

@@ -36,7 +36,8 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LogStateProblem {
     #[error(
-        "the log ends with an incomplete line of {bytes} bytes (a crash mid-append?); run `vouch repair` first"
+        "the log ends with an incomplete line of {} (a crash mid-append?); run `vouch repair` first",
+        crate::error::count(*bytes, "byte")
     )]
     TornTail { bytes: u64 },
     #[error("its last record is not valid ({0}); run `vouch verify`")]

@@ -92,7 +92,8 @@ pub enum TargetProblem {
     NoBaseline,
     /// `drift history --target`: the log records nothing for it.
     #[error(
-        "the log records nothing for this target ({recorded} other target(s) recorded; `vouch drift history` without --target lists them)"
+        "the log records nothing for this target ({} recorded; `vouch drift history` without --target lists them)",
+        crate::error::count(*recorded as u64, "other target")
     )]
     NotRecorded { recorded: usize },
     #[error("new --rules change what is compared: accept every difference (no --only)")]

@@ -194,14 +194,7 @@ impl Clip {
 
 /// `n` and the noun, singular for 1: `1 log`, `2 logs`, `0 entries`.
 pub fn count(n: impl Into<u64>, noun: &str) -> String {
-    let n = n.into();
-    if n == 1 {
-        format!("1 {noun}")
-    } else if let Some(stem) = noun.strip_suffix('y') {
-        format!("{n} {stem}ies")
-    } else {
-        format!("{n} {noun}s")
-    }
+    vouch::error::count(n.into(), noun)
 }
 
 #[cfg(test)]

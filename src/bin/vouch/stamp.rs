@@ -289,8 +289,8 @@ fn make(args: MakeArgs) -> ExitCode {
     if args.quiet.quiet {
         if !outcome.skipped.is_empty() {
             eprintln!(
-                "vouch: warning: {} special file(s) skipped (FIFOs, sockets, devices; listed without --quiet)",
-                outcome.skipped.len()
+                "vouch: warning: {} skipped (FIFOs, sockets, devices; listed without --quiet)",
+                output::count(outcome.skipped.len() as u64, "special file")
             );
         }
     } else {
