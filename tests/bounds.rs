@@ -315,6 +315,7 @@ fn best_of_three(args: &[&str], want: i32) -> Duration {
 }
 
 fn at_most_about_twice(small: Duration, large: Duration, what: &str) {
+    eprintln!("{what}: CPU {small:?} for the input, {large:?} for twice the input");
     // Twice the work (CPU time, counted in 10 ms ticks), with room for
     // cache effects of a loaded machine and for process start-up.
     assert!(
@@ -530,8 +531,10 @@ fn a_state_file_costs_a_few_times_its_size() {
     };
     let small = w.root.join("small.json");
     let large = w.root.join("large.json");
-    std::fs::write(&small, many(20_000)).unwrap();
-    std::fs::write(&large, many(40_000)).unwrap();
+    // Large enough that process start-up and 10 ms ticks are noise (at
+    // 20,000 logs a loaded CI machine once measured 110 ms then 440 ms).
+    std::fs::write(&small, many(60_000)).unwrap();
+    std::fs::write(&large, many(120_000)).unwrap();
     // The state is only read (`--state` writes it back: give copies).
     let run = |p: &Path| {
         let args = [
@@ -565,7 +568,7 @@ fn a_state_file_costs_a_few_times_its_size() {
             .min()
             .unwrap()
     };
-    at_most_about_twice(best(&small, 20_000), best(&large, 40_000), "state");
+    at_most_about_twice(best(&small, 60_000), best(&large, 120_000), "state");
 }
 
 fn regex_policy(n: usize) -> String {
