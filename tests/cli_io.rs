@@ -10,23 +10,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
-use support::{code, command, stderr};
-
-const REALWORLD: &str = "tests/vectors/tsa/realworld";
-/// A valid real-world response, its imprint and its root (manifest case
-/// `sigstage-sha384-digest`).
-const TOKEN: &str = "rfc3161-client/sigstage/response-sha384.tsr";
-const DIGEST: &str = "sha384:59e1748777448c69de6b800d7a33bbfb9ff1b463e44354c3553bcdb9c666fa90125a3c79f90397bdf5f6a13de828684f";
-const ROOT: &str = "rfc3161-client/sigstage/ts_chain.root.pem";
-
-fn vector(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(REALWORLD)
-        .join(rel)
-        .to_str()
-        .unwrap()
-        .to_owned()
-}
+use support::{DIGEST, ROOT, TOKEN, code, command, stderr, vector};
 
 /// Waits for `child` at most 20 s; kills it and fails the test if it hangs.
 fn wait_or_kill(child: Child, what: &str) -> (ExitStatus, String) {

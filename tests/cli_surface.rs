@@ -6,22 +6,7 @@
 
 mod support;
 
-use std::path::Path;
-use support::{Work, code, stderr, stdout, vouch, vouch_in};
-
-const REALWORLD: &str = "tests/vectors/tsa/realworld";
-const TOKEN: &str = "rfc3161-client/sigstage/response-sha384.tsr";
-const DIGEST: &str = "sha384:59e1748777448c69de6b800d7a33bbfb9ff1b463e44354c3553bcdb9c666fa90125a3c79f90397bdf5f6a13de828684f";
-const ROOT: &str = "rfc3161-client/sigstage/ts_chain.root.pem";
-
-fn vector(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(REALWORLD)
-        .join(rel)
-        .to_str()
-        .unwrap()
-        .to_owned()
-}
+use support::{DIGEST, ROOT, TOKEN, Work, code, stderr, stdout, vector, vouch, vouch_in};
 
 // ------------------------------------------------------------ renamed flags
 

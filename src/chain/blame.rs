@@ -55,18 +55,39 @@ pub(super) fn changed_record(
     trusted: &TrustedKeys,
     auditor: &[&Prechecked],
 ) -> Option<Changed> {
-    let mut lines = Vec::new();
+    let mut readers = Vec::new();
     for path in segments {
         let file = std::fs::File::open(path).ok()?;
-        lines.push(BufReader::with_capacity(1 << 20, file));
+        readers.push(BufReader::with_capacity(1 << 20, file));
     }
+    search(readers, seq, found, trusted, auditor)
+}
+
+/// [`changed_record`] over a log held in memory.
+pub(super) fn changed_record_in(
+    bytes: &[u8],
+    seq: u64,
+    found: Hash,
+    trusted: &TrustedKeys,
+    auditor: &[&Prechecked],
+) -> Option<Changed> {
+    search([bytes], seq, found, trusted, auditor)
+}
+
+/// Reads the lines of `readers` (the segments, in order) into a [`Search`].
+fn search(
+    readers: impl IntoIterator<Item = impl BufRead>,
+    seq: u64,
+    found: Hash,
+    trusted: &TrustedKeys,
+    auditor: &[&Prechecked],
+) -> Option<Changed> {
     let mut search = Search::new(seq.checked_sub(1)?, found, trusted, auditor);
     let mut line = Vec::new();
-    for reader in &mut lines {
+    for mut reader in readers {
         loop {
             line.clear();
-            let n = reader
-                .by_ref()
+            let n = (&mut reader)
                 .take(MAX_LINE_LEN as u64 + 1)
                 .read_until(b'\n', &mut line)
                 .ok()?;
@@ -84,27 +105,6 @@ pub(super) fn changed_record(
                 Step::Stop => return search.end(),
             }
         }
-    }
-    search.end()
-}
-
-/// [`changed_record`] over a log held in memory.
-pub(super) fn changed_record_in(
-    bytes: &[u8],
-    seq: u64,
-    found: Hash,
-    trusted: &TrustedKeys,
-    auditor: &[&Prechecked],
-) -> Option<Changed> {
-    let mut search = Search::new(seq.checked_sub(1)?, found, trusted, auditor);
-    let mut rest = bytes;
-    while let Some(end) = rest.iter().position(|&b| b == b'\n') {
-        match search.line(&rest[..end]) {
-            Step::Go => {}
-            Step::Found(c) => return Some(c),
-            Step::Stop => return search.end(),
-        }
-        rest = &rest[end + 1..];
     }
     search.end()
 }

@@ -16,6 +16,24 @@ use std::time::{Duration, Instant};
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_vouch");
 
+/// The real-world RFC 3161 vectors.
+pub const REALWORLD: &str = "tests/vectors/tsa/realworld";
+/// A valid real-world response, its imprint and its root (manifest case
+/// `sigstage-sha384-digest`), relative to [`REALWORLD`].
+pub const TOKEN: &str = "rfc3161-client/sigstage/response-sha384.tsr";
+pub const DIGEST: &str = "sha384:59e1748777448c69de6b800d7a33bbfb9ff1b463e44354c3553bcdb9c666fa90125a3c79f90397bdf5f6a13de828684f";
+pub const ROOT: &str = "rfc3161-client/sigstage/ts_chain.root.pem";
+
+/// The absolute path of a real-world vector (`rel` under [`REALWORLD`]).
+pub fn vector(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(REALWORLD)
+        .join(rel)
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
 /// The origin of [`Work`]'s log.
 pub const ORIGIN: &str = "example.com/anchor-test";
 
