@@ -2,14 +2,14 @@
 //! the TSA signer, check its profile and build a path: names and serial as
 //! received, validity, key, and the extensions vouch processes.
 
-use super::asn1::{
-    self, TAG_BIT_STRING, TAG_BOOLEAN, TAG_INTEGER, TAG_OCTET_STRING, TAG_SEQUENCE, ctx_cons,
-    ctx_prim,
-};
 use super::crypto::{AlgId, HashAlg, PublicKey};
+use super::der_util::{ctx_tag, raw_der};
 use super::error::TsaError;
 use super::oid;
-use super::time::{Timestamp, parse_time};
+use super::time::Timestamp;
+use der::asn1::{AnyRef, BitStringRef, ObjectIdentifier, OctetStringRef};
+use der::{Decode, Reader, Tagged};
+use x509_cert::ext::pkix::{BasicConstraints, ExtendedKeyUsage};
 
 /// Largest certificate accepted, in bytes.
 pub(crate) const MAX_CERT_SIZE: usize = 64 * 1024;
@@ -22,9 +22,9 @@ pub(crate) struct Cert {
     tbs: std::ops::Range<usize>,
     pub sig_alg: AlgId,
     pub signature: Vec<u8>,
-    /// Normalised serial INTEGER content.
+    /// Serial INTEGER content (DER: minimal two's complement).
     pub serial: Vec<u8>,
-    /// Issuer and subject Name, raw DER (SEQUENCE included).
+    /// Issuer and subject Name, DER as received (SEQUENCE included).
     pub issuer: Vec<u8>,
     pub subject: Vec<u8>,
     pub not_before: Timestamp,
@@ -43,7 +43,7 @@ pub(crate) struct Extensions {
     /// extendedKeyUsage purposes and criticality.
     pub eku: Option<(Vec<String>, bool)>,
     pub subject_key_id: Option<Vec<u8>>,
-    /// subjectAltName GeneralNames, each raw.
+    /// subjectAltName GeneralNames, each DER.
     pub subject_alt_names: Vec<Vec<u8>>,
     pub unknown_critical: Vec<String>,
 }
@@ -52,8 +52,52 @@ pub(crate) const KU_DIGITAL_SIGNATURE: u16 = 1 << 15;
 pub(crate) const KU_NON_REPUDIATION: u16 = 1 << 14;
 pub(crate) const KU_KEY_CERT_SIGN: u16 = 1 << 10;
 
+/// The byte ranges of a certificate that are used exactly as received:
+/// the to-be-signed part, and in it the issuer and subject names (read
+/// with `der`'s reader; the typed reading is `x509_cert`'s).
+struct CertBytes<'a> {
+    tbs: &'a [u8],
+    issuer: &'a [u8],
+    subject: &'a [u8],
+}
+
+impl<'a> CertBytes<'a> {
+    fn locate(der: &'a [u8]) -> der::Result<Self> {
+        let mut r = der::SliceReader::new(der)?;
+        let tbs = r.sequence(|r| {
+            let tbs = r.tlv_bytes()?;
+            r.tlv_bytes()?; // signatureAlgorithm
+            r.tlv_bytes()?; // signature
+            Ok::<_, der::Error>(tbs)
+        })?;
+        r.finish()?;
+        let mut t = der::SliceReader::new(tbs)?;
+        let (issuer, subject) = t.sequence(|r| {
+            if der::Tag::peek(r)? == ctx_tag(0) {
+                r.tlv_bytes()?; // version
+            }
+            r.tlv_bytes()?; // serialNumber
+            r.tlv_bytes()?; // signature
+            let issuer = r.tlv_bytes()?;
+            r.tlv_bytes()?; // validity
+            let subject = r.tlv_bytes()?;
+            while !r.is_finished() {
+                r.tlv_bytes()?;
+            }
+            Ok::<_, der::Error>((issuer, subject))
+        })?;
+        t.finish()?;
+        Ok(CertBytes {
+            tbs,
+            issuer,
+            subject,
+        })
+    }
+}
+
 impl Cert {
-    /// Decodes one certificate from its DER.
+    /// Decodes one certificate from its DER (`x509_cert`, DER rules: a
+    /// certificate is signed over its DER, so no other encoding is read).
     pub fn from_der(der: &[u8]) -> Result<Self, TsaError> {
         if der.len() > MAX_CERT_SIZE {
             return Err(TsaError::TooLarge {
@@ -63,103 +107,53 @@ impl Cert {
             });
         }
         let bad = |part| TsaError::BadCertificate { part };
-        let outer = asn1::single(der, "certificate").map_err(|_| bad("encoding"))?;
-        if outer.tag != TAG_SEQUENCE {
-            return Err(bad("encoding"));
-        }
-        let mut r = outer.reader();
-        let tbs = r
-            .read_tag(TAG_SEQUENCE, "tbs")
-            .map_err(|_| bad("tbsCertificate"))?;
-        let sig_alg = AlgId::read(&mut r, "alg").map_err(|_| bad("signatureAlgorithm"))?;
-        let sig = r
-            .read_tag(TAG_BIT_STRING, "sig")
-            .map_err(|_| bad("signature"))?;
-        r.finish("cert").map_err(|_| bad("trailing data"))?;
-        let signature = bit_string(sig.value).ok_or(bad("signature"))?.to_vec();
-        let tbs_start = tbs.raw.as_ptr() as usize - der.as_ptr() as usize;
-        let tbs_range = tbs_start..tbs_start + tbs.raw.len();
+        let cert = x509_cert::Certificate::from_der(der).map_err(|e| bad(cert_part(&e)))?;
+        let bytes = CertBytes::locate(der).map_err(|_| bad("encoding"))?;
+        let tbs_start = bytes.tbs.as_ptr() as usize - der.as_ptr() as usize;
+        let tbs_range = tbs_start..tbs_start + bytes.tbs.len();
 
-        let mut t = tbs.reader();
-        let mut version = 0;
-        if let Some(v) = t
-            .optional(ctx_cons(0), "version")
-            .map_err(|_| bad("version"))?
-        {
-            let int = asn1::single(v.value, "version").map_err(|_| bad("version"))?;
-            version = asn1::small_uint(&int, "version").map_err(|_| bad("version"))?;
-            if version > 2 {
-                return Err(bad("version"));
-            }
-        }
-        let serial = t
-            .read_tag(TAG_INTEGER, "serial")
-            .map_err(|_| bad("serialNumber"))?;
-        if serial.value.is_empty() || serial.value.len() > 64 {
-            return Err(bad("serialNumber"));
-        }
-        let inner_alg = t
-            .read_tag(TAG_SEQUENCE, "alg")
-            .map_err(|_| bad("signature"))?;
-        let issuer = t
-            .read_tag(TAG_SEQUENCE, "issuer")
-            .map_err(|_| bad("issuer"))?;
-        let validity = t
-            .read_tag(TAG_SEQUENCE, "validity")
-            .map_err(|_| bad("validity"))?;
-        let subject = t
-            .read_tag(TAG_SEQUENCE, "subject")
-            .map_err(|_| bad("subject"))?;
-        let spki = t
-            .read_tag(TAG_SEQUENCE, "spki")
-            .map_err(|_| bad("subjectPublicKeyInfo"))?;
-        t.optional(ctx_prim(1), "uid")
-            .map_err(|_| bad("issuerUniqueID"))?;
-        t.optional(ctx_prim(2), "uid")
-            .map_err(|_| bad("subjectUniqueID"))?;
-        let mut ext = Extensions::default();
-        if let Some(e) = t
-            .optional(ctx_cons(3), "extensions")
-            .map_err(|_| bad("extensions"))?
-        {
-            if version != 2 {
-                return Err(bad("version"));
-            }
-            ext = parse_extensions(e.value).map_err(|_| bad("extensions"))?;
-        }
-        t.finish("tbs").map_err(|_| bad("tbsCertificate"))?;
-
+        let tbs = cert.tbs_certificate();
+        let sig_alg =
+            AlgId::from_spki(cert.signature_algorithm()).map_err(|_| bad("signatureAlgorithm"))?;
         // The signature algorithm inside and outside the TBS must agree (§4.1.1.2).
-        let inner = AlgId::from_tlv(&inner_alg, "alg").map_err(|_| bad("signature"))?;
+        let inner = AlgId::from_spki(tbs.signature()).map_err(|_| bad("signature"))?;
         if inner.oid != sig_alg.oid || inner.params != sig_alg.params {
             return Err(bad("signatureAlgorithm mismatch"));
         }
+        let signature = whole_bytes(cert.signature().raw_bytes(), cert.signature().unused_bits())
+            .ok_or(bad("signature"))?;
+        let serial = tbs.serial_number().as_bytes();
+        if serial.is_empty() || serial.len() > 64 {
+            return Err(bad("serialNumber"));
+        }
+        if tbs.extensions().is_some() && tbs.version() != x509_cert::certificate::Version::V3 {
+            return Err(bad("version"));
+        }
+        let validity = tbs.validity();
+        let not_before = x509_time(&validity.not_before).ok_or(bad("notBefore"))?;
+        let not_after = x509_time(&validity.not_after).ok_or(bad("notAfter"))?;
 
-        let mut v = validity.reader();
-        let nb = v.read("time").map_err(|_| bad("validity"))?;
-        let na = v.read("time").map_err(|_| bad("validity"))?;
-        v.finish("validity").map_err(|_| bad("validity"))?;
-        let not_before = parse_time(nb.tag, nb.value, "time").map_err(|_| bad("notBefore"))?;
-        let not_after = parse_time(na.tag, na.value, "time").map_err(|_| bad("notAfter"))?;
-
-        let mut s = spki.reader();
-        let key_alg = AlgId::read(&mut s, "spki").map_err(|_| bad("subjectPublicKeyInfo"))?;
-        let bits = s
-            .read_tag(TAG_BIT_STRING, "spki")
-            .map_err(|_| bad("subjectPublicKey"))?;
-        let key_bits = bit_string(bits.value)
-            .ok_or(bad("subjectPublicKey"))?
-            .to_vec();
-        let key = PublicKey::from_spki(&key_alg, &key_bits).ok_or(bad("subjectPublicKey"))?;
+        let spki = tbs.subject_public_key_info();
+        let key_alg = AlgId::from_spki(&spki.algorithm).map_err(|_| bad("subjectPublicKeyInfo"))?;
+        let key_bits = whole_bytes(
+            spki.subject_public_key.raw_bytes(),
+            spki.subject_public_key.unused_bits(),
+        )
+        .ok_or(bad("subjectPublicKey"))?;
+        let key = PublicKey::from_spki(&key_alg, key_bits).ok_or(bad("subjectPublicKey"))?;
+        let ext = match tbs.extensions() {
+            Some(list) => parse_extensions(list).map_err(|_| bad("extensions"))?,
+            None => Extensions::default(),
+        };
 
         Ok(Cert {
             der: der.to_vec(),
             tbs: tbs_range,
             sig_alg,
-            signature,
-            serial: asn1::normalize_int(serial.value).to_vec(),
-            issuer: issuer.raw.to_vec(),
-            subject: subject.raw.to_vec(),
+            signature: signature.to_vec(),
+            serial: serial.to_vec(),
+            issuer: bytes.issuer.to_vec(),
+            subject: bytes.subject.to_vec(),
             not_before,
             not_after,
             key,
@@ -211,86 +205,81 @@ impl Cert {
     }
 }
 
-/// The unused-bits octet must be 0 for keys and signatures.
-fn bit_string(v: &[u8]) -> Option<&[u8]> {
-    match v.split_first() {
-        Some((0, rest)) => Some(rest),
-        _ => None,
+/// Which part of a certificate a decoding error was in, for the message
+/// (`x509_cert` reports the position; the part is named by the field the
+/// position falls in only roughly, so this stays coarse).
+fn cert_part(e: &der::Error) -> &'static str {
+    match e.kind() {
+        der::ErrorKind::TrailingData { .. } => "trailing data",
+        der::ErrorKind::DateTime
+        | der::ErrorKind::Value {
+            tag: der::Tag::UtcTime | der::Tag::GeneralizedTime,
+        } => "validity",
+        _ => "encoding",
     }
 }
 
-fn parse_extensions(value: &[u8]) -> Result<Extensions, TsaError> {
+/// The bytes of a BIT STRING that must hold whole octets (keys, signatures).
+fn whole_bytes(bytes: &[u8], unused_bits: u8) -> Option<&[u8]> {
+    (unused_bits == 0).then_some(bytes)
+}
+
+/// An X.509 `Time` as a [`Timestamp`].
+fn x509_time(t: &x509_cert::time::Time) -> Option<Timestamp> {
+    let d = t.to_date_time();
+    Timestamp::from_civil(
+        i32::from(d.year()),
+        d.month(),
+        d.day(),
+        d.hour(),
+        d.minutes(),
+        d.seconds(),
+        0,
+    )
+    .ok()
+}
+
+/// Reads an extension value as one `T`, all of it.
+fn ext_value<'a, T: Decode<'a>>(value: &'a [u8]) -> Result<T, TsaError> {
+    T::from_der(value).map_err(|_| TsaError::Malformed { part: "extensions" })
+}
+
+fn parse_extensions(list: &[x509_cert::ext::Extension]) -> Result<Extensions, TsaError> {
     const PART: &str = "extensions";
     let mut ext = Extensions::default();
-    let list = asn1::single(value, PART)?;
-    if list.tag != TAG_SEQUENCE {
-        return Err(TsaError::Malformed { part: PART });
-    }
-    let mut r = list.reader();
-    let mut seen: Vec<String> = Vec::new();
-    while !r.is_empty() {
-        let e = r.read_tag(TAG_SEQUENCE, PART)?;
-        let mut er = e.reader();
-        let id = asn1::read_oid(&mut er, PART)?;
-        let critical = match er.optional(TAG_BOOLEAN, PART)? {
-            Some(b) => b.value.first().is_some_and(|v| *v != 0),
-            None => false,
-        };
-        let val = er.read_tag(TAG_OCTET_STRING, PART)?.value;
-        er.finish(PART)?;
+    let mut seen: Vec<ObjectIdentifier> = Vec::new();
+    for e in list {
+        let id = e.extn_id;
         if seen.contains(&id) || seen.len() > 64 {
             return Err(TsaError::Malformed { part: PART });
         }
-        seen.push(id.clone());
-        let inner = || asn1::single(val, PART);
-        match id.as_str() {
+        seen.push(id);
+        let critical = e.critical;
+        let val = e.extn_value.as_bytes();
+        match id.to_string().as_str() {
             oid::EXT_BASIC_CONSTRAINTS => {
-                let s = inner()?;
-                let mut sr = s.reader();
-                let ca = match sr.optional(TAG_BOOLEAN, PART)? {
-                    Some(b) => b.value.first().is_some_and(|v| *v != 0),
-                    None => false,
-                };
-                let path_len = match sr.optional(TAG_INTEGER, PART)? {
-                    Some(i) => Some(asn1::small_uint(&i, PART)?),
-                    None => None,
-                };
-                sr.finish(PART)?;
-                ext.basic_constraints = Some((ca, path_len));
+                let bc: BasicConstraints = ext_value(val)?;
+                ext.basic_constraints = Some((bc.ca, bc.path_len_constraint.map(u64::from)));
             }
             oid::EXT_KEY_USAGE => {
-                let b = inner()?;
-                let bits = b.expect(TAG_BIT_STRING, PART)?;
-                let (unused, rest) = bits
-                    .split_first()
-                    .ok_or(TsaError::Malformed { part: PART })?;
-                if *unused > 7 {
-                    return Err(TsaError::Malformed { part: PART });
-                }
-                let hi = u16::from(rest.first().copied().unwrap_or(0));
-                let lo = u16::from(rest.get(1).copied().unwrap_or(0));
+                let bits: BitStringRef<'_> = ext_value(val)?;
+                let raw = bits.raw_bytes();
+                let hi = u16::from(raw.first().copied().unwrap_or(0));
+                let lo = u16::from(raw.get(1).copied().unwrap_or(0));
                 ext.key_usage = Some(hi << 8 | lo);
             }
             oid::EXT_EXTENDED_KEY_USAGE => {
-                let s = inner()?;
-                if s.tag != TAG_SEQUENCE {
-                    return Err(TsaError::Malformed { part: PART });
-                }
-                let mut sr = s.reader();
-                let mut purposes = Vec::new();
-                while !sr.is_empty() {
-                    purposes.push(asn1::read_oid(&mut sr, PART)?);
-                }
-                ext.eku = Some((purposes, critical));
+                let eku: ExtendedKeyUsage = ext_value(val)?;
+                ext.eku = Some((eku.0.iter().map(ToString::to_string).collect(), critical));
             }
             oid::EXT_SUBJECT_KEY_ID => {
-                ext.subject_key_id = Some(inner()?.expect(TAG_OCTET_STRING, PART)?.to_vec());
+                let ski: &OctetStringRef = ext_value(val)?;
+                ext.subject_key_id = Some(ski.as_bytes().to_vec());
             }
             oid::EXT_SUBJECT_ALT_NAME => {
-                let s = inner()?;
-                let mut sr = s.reader();
-                while !sr.is_empty() {
-                    ext.subject_alt_names.push(sr.read(PART)?.raw.to_vec());
+                let names: Vec<AnyRef<'_>> = ext_value(val)?;
+                for n in names {
+                    ext.subject_alt_names.push(raw_der(&n)?);
                 }
             }
             // Recognised and not needed for time-stamp path validation:
@@ -303,7 +292,7 @@ fn parse_extensions(value: &[u8]) -> Result<Extensions, TsaError> {
             | oid::EXT_AUTHORITY_INFO_ACCESS => {}
             _ => {
                 if critical {
-                    ext.unknown_critical.push(id);
+                    ext.unknown_critical.push(id.to_string());
                 }
             }
         }
@@ -327,39 +316,34 @@ fn attr_label(oid: &str) -> Option<&'static str> {
     })
 }
 
-/// Renders a raw Name as `CN=..., O=..., C=..` (most specific first is not
+/// Renders a DER Name as `CN=..., O=..., C=..` (most specific first is not
 /// attempted: the order is the encoded order).
 pub(crate) fn name_text(raw: &[u8]) -> String {
-    let Ok(seq) = asn1::single(raw, "name") else {
+    let Ok(name) = x509_cert::name::Name::from_der(raw) else {
         return "<undecodable name>".to_string();
     };
     let mut parts = Vec::new();
-    let mut r = seq.reader();
-    while let Ok(rdn) = r.read("rdn") {
-        let mut rr = rdn.reader();
-        while let Ok(atv) = rr.read("atv") {
-            let mut ar = atv.reader();
-            let Ok(id) = asn1::read_oid(&mut ar, "atv") else {
-                continue;
-            };
-            let Ok(value) = ar.read("atv") else { continue };
-            let text = match value.tag {
-                0x1e => {
-                    // BMPString
-                    let units: Vec<u16> = value
-                        .value
-                        .chunks(2)
-                        .map(|c| u16::from(c[0]) << 8 | u16::from(*c.get(1).unwrap_or(&0)))
-                        .collect();
-                    String::from_utf16_lossy(&units)
-                }
-                _ => String::from_utf8_lossy(value.value).into_owned(),
-            };
-            let label = attr_label(&id).map(str::to_string).unwrap_or(id);
-            parts.push(format!("{label}={}", printable(&text)));
-        }
+    for atv in name.iter() {
+        let id = atv.oid.to_string();
+        let text = directory_string(&atv.value);
+        let label = attr_label(&id).map(str::to_string).unwrap_or(id);
+        parts.push(format!("{label}={}", printable(&text)));
     }
     parts.join(", ")
+}
+
+/// An attribute value as text: BMPString decoded, other strings as their
+/// bytes (lossy UTF-8).
+fn directory_string(value: &der::Any) -> String {
+    if value.tag() == der::Tag::BmpString {
+        let units: Vec<u16> = value
+            .value()
+            .chunks(2)
+            .map(|c| u16::from(c[0]) << 8 | u16::from(*c.get(1).unwrap_or(&0)))
+            .collect();
+        return String::from_utf16_lossy(&units);
+    }
+    String::from_utf8_lossy(value.value()).into_owned()
 }
 
 /// Replaces control characters in token-supplied text, so that names and

@@ -2,7 +2,6 @@
 //! ECDSA over P-256 / P-384 (RFC 5758), each over a caller-computed digest so
 //! that curve and hash may differ (e.g. P-384 with SHA-256).
 
-use super::asn1::{self, Reader, TAG_NULL, TAG_SEQUENCE, Tlv};
 use super::error::TsaError;
 use super::oid;
 use serde::Serialize;
@@ -103,31 +102,25 @@ pub(crate) struct AlgId {
 }
 
 impl AlgId {
-    pub fn read(r: &mut Reader<'_>, part: &'static str) -> Result<Self, TsaError> {
-        let seq = r.read_tag(TAG_SEQUENCE, part)?;
-        Self::from_tlv(&seq, part)
-    }
-
-    pub fn from_tlv(seq: &Tlv<'_>, part: &'static str) -> Result<Self, TsaError> {
-        if seq.tag != TAG_SEQUENCE {
-            return Err(TsaError::Malformed { part });
-        }
-        let mut r = seq.reader();
-        let oid = asn1::read_oid(&mut r, part)?;
-        let params = if r.is_empty() {
-            None
-        } else {
-            Some(r.read(part)?.raw.to_vec())
+    /// An identifier as `spki` read it (the parameters kept as their DER).
+    pub fn from_spki<P: der::Encode>(alg: &spki::AlgorithmIdentifier<P>) -> Result<Self, TsaError> {
+        let params = match &alg.parameters {
+            Some(p) => Some(p.to_der().map_err(|_| TsaError::Malformed {
+                part: "AlgorithmIdentifier",
+            })?),
+            None => None,
         };
-        r.finish(part)?;
-        Ok(AlgId { oid, params })
+        Ok(AlgId {
+            oid: alg.oid.to_string(),
+            params,
+        })
     }
 
     /// Parameters absent or NULL.
     pub fn params_absent_or_null(&self) -> bool {
         match &self.params {
             None => true,
-            Some(p) => p.as_slice() == [TAG_NULL, 0],
+            Some(p) => p.as_slice() == [0x05, 0],
         }
     }
 
@@ -166,10 +159,11 @@ impl PublicKey {
                     .map(|k| PublicKey::Rsa(Box::new(k)))
             }
             oid::EC_PUBLIC_KEY => {
+                use der::Decode;
                 let curve = alg.params.as_ref()?;
-                let curve = asn1::single(curve, "curve").ok()?;
-                let curve =
-                    asn1::oid_string(curve.expect(asn1::TAG_OID, "curve").ok()?, "curve").ok()?;
+                let curve: der::asn1::ObjectIdentifier =
+                    der::asn1::ObjectIdentifier::from_der(curve).ok()?;
+                let curve = curve.to_string();
                 match curve.as_str() {
                     oid::P256 => p256::ecdsa::VerifyingKey::from_sec1_bytes(key_bits)
                         .ok()
@@ -236,47 +230,29 @@ fn scheme(alg: &AlgId, usage: &'static str) -> Result<Scheme, TsaError> {
 /// RSASSA-PSS-params (RFC 4055 §3.1): the hash and MGF1 hash must agree;
 /// the trailer field must be 1. Absent fields take the SHA-1 defaults.
 fn pss_params(alg: &AlgId, usage: &'static str) -> Result<Scheme, TsaError> {
+    use der::Decode;
     let bad = || TsaError::Malformed { part: usage };
     let params = alg.params.as_ref().ok_or_else(bad)?;
-    let seq = asn1::single(params, usage)?;
-    if seq.tag != TAG_SEQUENCE {
-        return Err(bad());
+    let p = rsa::pkcs1::RsaPssParamsOwned::from_der(params).map_err(|_| bad())?;
+    let hash = AlgId::from_spki(&p.hash)?.hash(usage)?;
+    if p.mask_gen.oid.to_string() != oid::MGF1 {
+        return Err(TsaError::UnsupportedAlgorithm {
+            usage,
+            oid: p.mask_gen.oid.to_string(),
+        });
     }
-    let mut r = seq.reader();
-    let mut hash = HashAlg::Sha1;
-    let mut mgf_hash = HashAlg::Sha1;
-    let mut salt = 20usize;
-    if let Some(t) = r.optional(asn1::ctx_cons(0), usage)? {
-        hash = AlgId::read(&mut t.reader(), usage)?.hash(usage)?;
-    }
-    if let Some(t) = r.optional(asn1::ctx_cons(1), usage)? {
-        let mgf = AlgId::read(&mut t.reader(), usage)?;
-        if mgf.oid != oid::MGF1 {
-            return Err(TsaError::UnsupportedAlgorithm {
-                usage,
-                oid: mgf.oid,
-            });
-        }
-        let inner = asn1::single(mgf.params.as_deref().ok_or_else(bad)?, usage)?;
-        mgf_hash = AlgId::from_tlv(&inner, usage)?.hash(usage)?;
-    }
-    if let Some(t) = r.optional(asn1::ctx_cons(2), usage)? {
-        let v = asn1::single(t.value, usage)?;
-        salt = usize::try_from(asn1::small_uint(&v, usage)?).map_err(|_| bad())?;
-    }
-    if let Some(t) = r.optional(asn1::ctx_cons(3), usage)?
-        && asn1::small_uint(&asn1::single(t.value, usage)?, usage)? != 1
-    {
-        return Err(bad());
-    }
-    r.finish(usage)?;
+    let mgf_hash =
+        AlgId::from_spki(p.mask_gen.parameters.as_ref().ok_or_else(bad)?)?.hash(usage)?;
     if hash != mgf_hash {
         return Err(TsaError::UnsupportedAlgorithm {
             usage,
             oid: alg.oid.clone(),
         });
     }
-    Ok(Scheme::Pss { hash, salt })
+    Ok(Scheme::Pss {
+        hash,
+        salt: usize::from(p.salt_len),
+    })
 }
 
 /// Verifies `signature` over `message` with `key` under `sig_alg`.

@@ -1,12 +1,13 @@
 //! `show`: everything a token says, decoded but *not* verified.
 
-use super::asn1::{self, ctx_cons};
 use super::cert::{Cert, name_text};
 use super::crypto::HashAlg;
+use super::der_util::{ctx_prim_tag, ctx_tag};
 use super::error::TsaError;
 use super::time::Timestamp;
 use super::token::{self, Accuracy, Sid};
 use super::{Limits, oid, token_der};
+use der::{Decode, Tagged};
 use serde::Serialize;
 
 /// A certificate, summarised for people and JSON.
@@ -149,12 +150,13 @@ fn alg_name(oid: &str) -> String {
 
 /// Renders a GeneralName (raw) as text.
 pub(crate) fn general_name_text(raw: &[u8]) -> String {
-    match asn1::single(raw, "GeneralName") {
-        Ok(t) if t.tag == ctx_cons(4) => name_text(t.value),
-        Ok(t) if matches!(t.tag, 0x81 | 0x82 | 0x86) => {
-            super::cert::printable(&String::from_utf8_lossy(t.value))
+    match der::asn1::AnyRef::from_der(raw) {
+        Ok(t) if t.tag() == ctx_tag(4) => name_text(t.value()),
+        // rfc822Name, dNSName, uniformResourceIdentifier
+        Ok(t) if [1, 2, 6].iter().any(|n| t.tag() == ctx_prim_tag(*n)) => {
+            super::cert::printable(&String::from_utf8_lossy(t.value()))
         }
-        Ok(t) => format!("[{}] {}", t.tag & 0x1f, crate::hex::encode(t.value)),
+        Ok(t) => format!("[{}] {}", t.tag().number(), crate::hex::encode(t.value())),
         Err(_) => "<undecodable>".to_string(),
     }
 }

@@ -26,10 +26,11 @@
 //! Network code lives in [`client`] only; every verification function takes
 //! bytes.
 
-pub(crate) mod asn1;
+pub(crate) mod asn1; // TEMP until wt/keys lands
 pub(crate) mod cert;
 pub mod client;
 mod crypto;
+mod der_util;
 mod error;
 mod info;
 pub(crate) mod oid;

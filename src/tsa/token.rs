@@ -2,18 +2,31 @@
 //! SignerInfo (RFC 5652 §3, §5), TSTInfo (RFC 3161 §2.4.2) and the ESS
 //! signing-certificate attributes (RFC 2634 §5.4, RFC 5035 §3).
 //!
-//! Decoding only: nothing here decides whether a token is good. Elements
-//! keep their original bytes where a check needs them (signedAttrs, the
-//! encapsulated content, certificates).
+//! CMS is read with the `cms` crate, the RFC 3161 and ESS structures with
+//! local `der` types (no maintained crate on the der 0.8 line has them).
+//! The response and its CMS structure are read under BER rules, because
+//! real TSAs send indefinite lengths and SETs out of DER order; under BER,
+//! `der` keeps a SET in the order received. TSTInfo, the ESS attributes and
+//! certificates are read as DER (TSTInfo is signed, through the
+//! message-digest attribute, as the DER bytes it is).
+//!
+//! Elements a check needs exactly as received keep their bytes: the signed
+//! attributes (the signature covers them as received: re-encoding them is
+//! the known way to break a valid token), the embedded certificates, and
+//! the encapsulated content. They are located with `der`'s reader over the
+//! same bytes `cms` decoded.
+//!
+//! Decoding only: nothing here decides whether a token is good.
 
-use super::asn1::{
-    self, TAG_BIT_STRING, TAG_BOOLEAN, TAG_GENERALIZED_TIME, TAG_INTEGER, TAG_OCTET_STRING,
-    TAG_SEQUENCE, TAG_SET, Tlv, ctx_cons, ctx_prim,
-};
 use super::crypto::AlgId;
+use super::der_util::{ctx_tag, malformed, reader};
 use super::error::TsaError;
 use super::time::{Timestamp, parse_generalized_time};
 use super::{Limits, oid};
+use der::asn1::{AnyRef, BitStringRef, IntRef, ObjectIdentifier, OctetStringRef, Utf8StringRef};
+use der::{
+    Decode, DecodeValue, EncodeValue, FixedTag, Header, Length, Reader, Tag, Tagged, Writer,
+};
 
 /// PKIStatusInfo (RFC 3161 §2.4.2).
 #[derive(Clone, Debug)]
@@ -25,62 +38,68 @@ pub(crate) struct StatusInfo {
 
 /// A response or bare token, decoded.
 #[derive(Debug)]
-pub(crate) struct Parsed<'a> {
+pub(crate) struct Parsed {
     /// Present when the input was a TimeStampResp.
     pub status: Option<StatusInfo>,
-    pub token: Option<SignedToken<'a>>,
+    pub token: Option<SignedToken>,
 }
 
 /// ContentInfo { signedData } with its SignedData content.
 #[derive(Debug)]
-pub(crate) struct SignedToken<'a> {
+pub(crate) struct SignedToken {
     /// SignedData.digestAlgorithms.
     pub digest_algorithms: Vec<AlgId>,
     pub econtent_type: String,
-    /// The TSTInfo DER octets (the OCTET STRING content, BER chunks joined).
+    /// The TSTInfo octets (the OCTET STRING content, BER chunks joined).
     pub econtent: Option<Vec<u8>>,
-    /// Embedded certificates, raw, in the order received.
-    pub certs: Vec<&'a [u8]>,
-    pub signer_infos: Vec<SignerInfo<'a>>,
+    /// Embedded certificates, as received, in the order received.
+    pub certs: Vec<Vec<u8>>,
+    pub signer_infos: Vec<SignerInfo>,
 }
 
 /// SignerIdentifier (RFC 5652 §5.3).
 #[derive(Clone, Debug)]
 pub(crate) enum Sid {
-    IssuerSerial { issuer: Vec<u8>, serial: Vec<u8> },
+    /// The issuer Name (DER) and the serial INTEGER content.
+    IssuerSerial {
+        issuer: Vec<u8>,
+        serial: Vec<u8>,
+    },
     SubjectKeyId(Vec<u8>),
 }
 
 /// SignerInfo (RFC 5652 §5.3).
 #[derive(Debug)]
-pub(crate) struct SignerInfo<'a> {
+pub(crate) struct SignerInfo {
     pub version: u64,
     pub sid: Sid,
     pub digest_alg: AlgId,
-    pub signed_attrs: Option<SignedAttrs<'a>>,
+    pub signed_attrs: Option<SignedAttrs>,
     pub sig_alg: AlgId,
-    pub signature: &'a [u8],
+    pub signature: Vec<u8>,
 }
 
 /// The signed attributes: the original `[0] IMPLICIT` bytes and each
-/// attribute's type and raw values.
+/// attribute's type and values.
 #[derive(Debug)]
-pub(crate) struct SignedAttrs<'a> {
-    pub raw: &'a [u8],
-    pub attrs: Vec<(String, Vec<Tlv<'a>>)>,
+pub(crate) struct SignedAttrs {
+    pub raw: Vec<u8>,
+    pub attrs: Vec<(String, Vec<der::Any>)>,
 }
 
-impl SignedAttrs<'_> {
+impl SignedAttrs {
     /// The bytes the signature covers (RFC 5652 §5.4): the attributes as
     /// received, with the `[0]` tag replaced by the SET OF tag.
     pub fn signed_bytes(&self) -> Vec<u8> {
-        let mut v = self.raw.to_vec();
-        v[0] = TAG_SET;
+        let mut v = self.raw.clone();
+        if let Some(first) = v.first_mut() {
+            *first = 0x31;
+        }
         v
     }
 
     /// Values of the attribute `oid`, if it occurs (at most once).
-    pub fn get(&self, oid: &str) -> Result<Option<&[Tlv<'_>]>, TsaError> {
+    pub fn get(&self, oid: &str) -> Result<Option<&[der::Any]>, TsaError> {
         let mut found = self.attrs.iter().filter(|(id, _)| id == oid);
         let first = found.next();
         if found.next().is_some() {
@@ -92,10 +111,10 @@ impl SignedAttrs<'_> {
     }
 
     /// The single value of attribute `oid`.
-    pub fn single(&self, oid: &str) -> Result<Option<Tlv<'_>>, TsaError> {
+    pub fn single(&self, oid: &str) -> Result<Option<&der::Any>, TsaError> {
         match self.get(oid)? {
             None => Ok(None),
-            Some([one]) => Ok(Some(*one)),
+            Some([one]) => Ok(Some(one)),
             Some(_) => Err(TsaError::AttributeNotSingle {
                 oid: oid.to_string(),
             }),
@@ -128,7 +147,7 @@ pub(crate) struct TstInfo {
     pub ordering: bool,
     /// nonce INTEGER content, as received.
     pub nonce: Option<Vec<u8>>,
-    /// tsa GeneralName, raw (inside the [0] EXPLICIT wrapper).
+    /// tsa GeneralName, DER (inside the [0] EXPLICIT wrapper).
     pub tsa: Option<Vec<u8>>,
     /// (OID, critical) of each extension.
     pub extensions: Vec<(String, bool)>,
@@ -140,43 +159,204 @@ pub(crate) struct EssCertId {
     /// Hash algorithm OID (SHA-1 for v1).
     pub hash_alg: AlgId,
     pub hash: Vec<u8>,
-    /// issuerSerial: raw GeneralNames and normalised serial.
+    /// issuerSerial: each GeneralName (DER) and the serial INTEGER content.
     pub issuer_serial: Option<(Vec<Vec<u8>>, Vec<u8>)>,
 }
 
-/// Decodes a TimeStampResp or a bare ContentInfo (detected by the first
-/// element inside the outer SEQUENCE).
-pub(crate) fn parse<'a>(der: &'a [u8], limits: &Limits) -> Result<Parsed<'a>, TsaError> {
-    let outer = asn1::single(der, "TimeStampResp or ContentInfo")?;
-    if outer.tag != TAG_SEQUENCE {
-        return Err(TsaError::Malformed {
-            part: "TimeStampResp or ContentInfo",
-        });
+// ------------------------------------------------------- RFC 3161 types
+
+/// PKIStatusInfo ::= SEQUENCE { status PKIStatus, statusString
+/// PKIFreeText OPTIONAL, failInfo PKIFailureInfo OPTIONAL }
+#[derive(der::Sequence)]
+struct PkiStatusInfoAsn<'a> {
+    status: u64,
+    #[asn1(optional = "true")]
+    status_string: Option<Vec<Utf8StringRef<'a>>>,
+    #[asn1(optional = "true")]
+    fail_info: Option<BitStringRef<'a>>,
+}
+
+/// TSTInfo (RFC 3161 §2.4.2).
+#[derive(der::Sequence)]
+struct TstInfoAsn<'a> {
+    version: u64,
+    policy: ObjectIdentifier,
+    message_imprint: MessageImprintAsn<'a>,
+    serial_number: IntRef<'a>,
+    gen_time: GenTime<'a>,
+    #[asn1(optional = "true")]
+    accuracy: Option<AccuracyAsn>,
+    #[asn1(optional = "true")]
+    ordering: Option<bool>,
+    #[asn1(optional = "true")]
+    nonce: Option<IntRef<'a>>,
+    #[asn1(context_specific = "0", tag_mode = "EXPLICIT", optional = "true")]
+    tsa: Option<AnyRef<'a>>,
+    #[asn1(context_specific = "1", tag_mode = "IMPLICIT", optional = "true")]
+    extensions: Option<Vec<x509_cert::ext::Extension>>,
+}
+
+/// MessageImprint ::= SEQUENCE { hashAlgorithm AlgorithmIdentifier,
+/// hashedMessage OCTET STRING }
+#[derive(der::Sequence)]
+struct MessageImprintAsn<'a> {
+    hash_algorithm: spki::AlgorithmIdentifierRef<'a>,
+    hashed_message: &'a OctetStringRef,
+}
+
+/// Accuracy ::= SEQUENCE { seconds INTEGER OPTIONAL, millis [0] INTEGER
+/// (1..999) OPTIONAL, micros [1] INTEGER (1..999) OPTIONAL }
+#[derive(der::Sequence)]
+struct AccuracyAsn {
+    #[asn1(optional = "true")]
+    seconds: Option<u64>,
+    #[asn1(context_specific = "0", tag_mode = "IMPLICIT", optional = "true")]
+    millis: Option<u64>,
+    #[asn1(context_specific = "1", tag_mode = "IMPLICIT", optional = "true")]
+    micros: Option<u64>,
+}
+
+/// genTime: a GeneralizedTime whose text is checked by
+/// [`parse_generalized_time`] (RFC 3161 allows fractional seconds, which
+/// `der`'s GeneralizedTime does not read).
+struct GenTime<'a>(&'a [u8]);
+
+impl<'a> DecodeValue<'a> for GenTime<'a> {
+    type Error = der::Error;
+    fn decode_value<R: Reader<'a>>(reader: &mut R, header: Header) -> der::Result<Self> {
+        Ok(GenTime(reader.read_slice(header.length())?))
     }
-    match outer.reader().peek_tag() {
-        Some(TAG_SEQUENCE) => {
-            let mut r = outer.reader();
-            let status = parse_status(&r.read_tag(TAG_SEQUENCE, "PKIStatusInfo")?)?;
-            let token = if r.is_empty() {
-                None
-            } else {
-                let ci = r.read_tag(TAG_SEQUENCE, "TimeStampToken")?;
-                Some(parse_content_info(&ci, limits)?)
+}
+
+impl EncodeValue for GenTime<'_> {
+    fn value_len(&self) -> der::Result<Length> {
+        Length::try_from(self.0.len())
+    }
+    fn encode_value(&self, writer: &mut impl Writer) -> der::Result<()> {
+        writer.write(self.0)
+    }
+}
+
+impl FixedTag for GenTime<'_> {
+    const TAG: Tag = Tag::GeneralizedTime;
+}
+
+// ------------------------------------------------------------ ESS types
+
+/// SigningCertificate ::= SEQUENCE { certs SEQUENCE OF ESSCertID,
+/// policies SEQUENCE OF PolicyInformation OPTIONAL } (RFC 2634 §5.4)
+#[derive(der::Sequence)]
+struct SigningCertificateAsn<'a> {
+    certs: Vec<EssCertIdAsn<'a>>,
+    #[asn1(optional = "true")]
+    policies: Option<Vec<AnyRef<'a>>>,
+}
+
+/// ESSCertID ::= SEQUENCE { certHash Hash, issuerSerial IssuerSerial OPTIONAL }
+#[derive(der::Sequence)]
+struct EssCertIdAsn<'a> {
+    cert_hash: &'a OctetStringRef,
+    #[asn1(optional = "true")]
+    issuer_serial: Option<IssuerSerialAsn<'a>>,
+}
+
+/// SigningCertificateV2 (RFC 5035 §3).
+#[derive(der::Sequence)]
+struct SigningCertificateV2Asn<'a> {
+    certs: Vec<EssCertIdV2Asn<'a>>,
+    #[asn1(optional = "true")]
+    policies: Option<Vec<AnyRef<'a>>>,
+}
+
+/// ESSCertIDv2 ::= SEQUENCE { hashAlgorithm AlgorithmIdentifier DEFAULT
+/// {algorithm id-sha256}, certHash Hash, issuerSerial IssuerSerial OPTIONAL }
+#[derive(der::Sequence)]
+struct EssCertIdV2Asn<'a> {
+    #[asn1(optional = "true")]
+    hash_algorithm: Option<spki::AlgorithmIdentifierRef<'a>>,
+    cert_hash: &'a OctetStringRef,
+    #[asn1(optional = "true")]
+    issuer_serial: Option<IssuerSerialAsn<'a>>,
+}
+
+/// IssuerSerial ::= SEQUENCE { issuer GeneralNames, serialNumber
+/// CertificateSerialNumber }
+#[derive(der::Sequence)]
+struct IssuerSerialAsn<'a> {
+    issuer: Vec<AnyRef<'a>>,
+    serial_number: IntRef<'a>,
+}
+
+// -------------------------------------------------------------- reading
+
+/// Decodes a TimeStampResp or a bare ContentInfo (told apart by the first
+/// element inside the outer SEQUENCE).
+pub(crate) fn parse(der: &[u8], limits: &Limits) -> Result<Parsed, TsaError> {
+    const TOP: &str = "TimeStampResp or ContentInfo";
+    if tag_of(der).map_err(malformed(TOP))? != Tag::Sequence {
+        return Err(TsaError::Malformed { part: TOP });
+    }
+    let fields = content(der).and_then(children).map_err(malformed(TOP))?;
+    match fields.first().map(|f| tag_of(f)) {
+        Some(Ok(Tag::Sequence)) => {
+            if fields.len() > 2 {
+                return Err(TsaError::Malformed {
+                    part: "TimeStampResp",
+                });
+            }
+            let status = parse_status(fields[0])?;
+            let token = match fields.get(1) {
+                Some(ci) => Some(parse_content_info(ci, limits)?),
+                None => None,
             };
-            r.finish("TimeStampResp")?;
             Ok(Parsed {
                 status: Some(status),
                 token,
             })
         }
-        Some(asn1::TAG_OID) => Ok(Parsed {
+        Some(Ok(Tag::ObjectIdentifier)) => Ok(Parsed {
             status: None,
-            token: Some(parse_content_info(&outer, limits)?),
+            token: Some(parse_content_info(der, limits)?),
         }),
-        _ => Err(TsaError::Malformed {
-            part: "TimeStampResp or ContentInfo",
-        }),
+        _ => Err(TsaError::Malformed { part: TOP }),
     }
+}
+
+/// The elements of a constructed element's content, each as received.
+fn children(content: &[u8]) -> der::Result<Vec<&[u8]>> {
+    let mut r = reader(content, true)?;
+    let mut out = Vec::new();
+    while !r.is_finished() {
+        // `Reader::tlv_bytes` measures an indefinite length's header as if
+        // it were definite; reading the element and slicing by position
+        // keeps its bytes exact.
+        let start = usize::try_from(r.position())?;
+        AnyRef::decode(&mut r)?;
+        let end = usize::try_from(r.position())?;
+        out.push(content.get(start..end).unwrap_or_default());
+    }
+    Ok(out)
+}
+
+/// The content octets of one element (BER: an indefinite length's content
+/// without its end-of-contents octets, as `der` reads it).
+fn content(tlv: &[u8]) -> der::Result<&[u8]> {
+    let mut r = reader(tlv, true)?;
+    Header::decode(&mut r)?;
+    let start = usize::try_from(r.position())?;
+    let len = der::Any::from_ber(tlv)?.value().len();
+    tlv.get(start..start + len).ok_or_else(|| {
+        der::ErrorKind::Incomplete {
+            expected_len: Length::ZERO,
+            actual_len: Length::ZERO,
+        }
+        .into()
+    })
+}
+
+fn tag_of(tlv: &[u8]) -> der::Result<Tag> {
+    let r = reader(tlv, true)?;
+    Tag::peek(&r)
 }
 
 const FAIL_INFO: [(usize, &str); 8] = [
@@ -190,23 +370,19 @@ const FAIL_INFO: [(usize, &str); 8] = [
     (25, "systemFailure"),
 ];
 
-fn parse_status(seq: &Tlv<'_>) -> Result<StatusInfo, TsaError> {
+fn parse_status(tlv: &[u8]) -> Result<StatusInfo, TsaError> {
     const PART: &str = "PKIStatusInfo";
-    let mut r = seq.reader();
-    let status = asn1::small_uint(&r.read_tag(TAG_INTEGER, PART)?, PART)?;
-    let mut text = Vec::new();
-    if let Some(t) = r.optional(TAG_SEQUENCE, PART)? {
-        let mut tr = t.reader();
-        while !tr.is_empty() {
-            let s = tr.read_tag(0x0c, PART)?;
-            if text.len() < 16 {
-                text.push(super::cert::printable(&String::from_utf8_lossy(s.value)));
-            }
-        }
-    }
+    let s = PkiStatusInfoAsn::from_ber(tlv).map_err(malformed(PART))?;
+    let text = s
+        .status_string
+        .unwrap_or_default()
+        .iter()
+        .take(16)
+        .map(|t| super::cert::printable(t.as_str()))
+        .collect();
     let mut fail_info = Vec::new();
-    if let Some(b) = r.optional(TAG_BIT_STRING, PART)? {
-        let bits = b.value.get(1..).unwrap_or_default();
+    if let Some(b) = s.fail_info {
+        let bits = b.raw_bytes();
         for (bit, name) in FAIL_INFO {
             if bits
                 .get(bit / 8)
@@ -216,87 +392,136 @@ fn parse_status(seq: &Tlv<'_>) -> Result<StatusInfo, TsaError> {
             }
         }
     }
-    r.finish(PART)?;
     Ok(StatusInfo {
-        status,
+        status: s.status,
         text,
         fail_info,
     })
 }
 
-fn parse_content_info<'a>(ci: &Tlv<'a>, limits: &Limits) -> Result<SignedToken<'a>, TsaError> {
-    let mut r = ci.reader();
-    let content_type = asn1::read_oid(&mut r, "ContentInfo")?;
+/// The certificates and each SignerInfo's signed attributes as received,
+/// located in SignedData's content.
+struct ReceivedBytes<'a> {
+    encap: &'a [u8],
+    certs: Vec<&'a [u8]>,
+    signed_attrs: Vec<Option<&'a [u8]>>,
+}
+
+fn received_bytes(sd_content: &[u8]) -> der::Result<ReceivedBytes<'_>> {
+    // SignedData ::= SEQUENCE { version, digestAlgorithms, encapContentInfo,
+    //   certificates [0] IMPLICIT OPTIONAL, crls [1] IMPLICIT OPTIONAL,
+    //   signerInfos }
+    let fields = children(sd_content)?;
+    let encap = fields.get(2).copied().unwrap_or_default();
+    let mut i = 3;
+    let mut certs = Vec::new();
+    if let Some(f) = fields.get(i)
+        && tag_of(f)? == ctx_tag(0)
+    {
+        certs = children(content(f)?)?;
+        i += 1;
+    }
+    if let Some(f) = fields.get(i)
+        && tag_of(f)? == ctx_tag(1)
+    {
+        i += 1;
+    }
+    let mut signed_attrs = Vec::new();
+    if let Some(infos) = fields.get(i) {
+        for si in children(content(infos)?)? {
+            // SignerInfo ::= SEQUENCE { version, sid, digestAlgorithm,
+            //   signedAttrs [0] IMPLICIT OPTIONAL, ... }
+            let f = children(content(si)?)?;
+            signed_attrs.push(match f.get(3) {
+                Some(a) if tag_of(a)? == ctx_tag(0) => Some(*a),
+                _ => None,
+            });
+        }
+    }
+    Ok(ReceivedBytes {
+        encap,
+        certs,
+        signed_attrs,
+    })
+}
+
+fn parse_content_info(ci: &[u8], limits: &Limits) -> Result<SignedToken, TsaError> {
+    const SD: &str = "SignedData";
+    let info = cms::content_info::ContentInfo::from_ber(ci).map_err(malformed("ContentInfo"))?;
+    let content_type = info.content_type.to_string();
     if content_type != oid::SIGNED_DATA {
         return Err(TsaError::NotSignedData { content_type });
     }
-    let explicit = r.read_tag(ctx_cons(0), "ContentInfo")?;
-    r.finish("ContentInfo")?;
-    let sd = asn1::single(explicit.value, "SignedData")?;
-    if sd.tag != TAG_SEQUENCE {
-        return Err(TsaError::Malformed { part: "SignedData" });
+    // The SignedData as received: ContentInfo { contentType, [0] EXPLICIT }.
+    let sd_tlv = content(ci)
+        .and_then(children)
+        .ok()
+        .and_then(|f| f.get(1).copied())
+        .and_then(|explicit| content(explicit).and_then(children).ok())
+        .and_then(|inner| match inner.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        })
+        .ok_or(TsaError::Malformed { part: SD })?;
+    if tag_of(sd_tlv).map_err(malformed(SD))? != Tag::Sequence {
+        return Err(TsaError::Malformed { part: SD });
     }
-    let mut s = sd.reader();
-    const SD: &str = "SignedData";
-    let _version = asn1::small_uint(&s.read_tag(TAG_INTEGER, SD)?, SD)?;
-    let algs = s.read_tag(TAG_SET, SD)?;
-    let mut ar = algs.reader();
-    let mut digest_algorithms = Vec::new();
-    while !ar.is_empty() {
-        if digest_algorithms.len() >= 16 {
-            return Err(TsaError::LimitExceeded {
-                what: "digest algorithms",
-                limit: 16,
-            });
-        }
-        digest_algorithms.push(AlgId::read(&mut ar, "SignedData.digestAlgorithms")?);
+    let received = content(sd_tlv)
+        .and_then(received_bytes)
+        .map_err(malformed(SD))?;
+    if received.certs.len() > limits.max_certificates {
+        return Err(TsaError::LimitExceeded {
+            what: "certificates",
+            limit: limits.max_certificates,
+        });
     }
-    let encap = s.read_tag(TAG_SEQUENCE, "EncapsulatedContentInfo")?;
-    let mut er = encap.reader();
-    let econtent_type = asn1::read_oid(&mut er, "EncapsulatedContentInfo")?;
-    let econtent = match er.optional(ctx_cons(0), "eContent")? {
-        Some(wrapper) => {
-            let mut wr = wrapper.reader();
-            let os = wr.read("eContent")?;
-            wr.finish("eContent")?;
-            Some(asn1::octet_string_bytes(&os, "eContent")?)
+    if received.signed_attrs.len() > 8 {
+        return Err(TsaError::LimitExceeded {
+            what: "SignerInfos",
+            limit: 8,
+        });
+    }
+    let sd = match cms::signed_data::SignedData::from_ber(sd_tlv) {
+        Ok(sd) => sd,
+        Err(e) => {
+            // A certificate the X.509 reader refuses is named as such, as
+            // when it is decoded for the path (the more specific reason).
+            for c in &received.certs {
+                if tag_of(c).is_ok_and(|t| t == Tag::Sequence) {
+                    super::cert::Cert::from_der(c)?;
+                }
+            }
+            return Err(malformed(SD)(e));
         }
+    };
+
+    if sd.digest_algorithms.len() > 16 {
+        return Err(TsaError::LimitExceeded {
+            what: "digest algorithms",
+            limit: 16,
+        });
+    }
+    let digest_algorithms = sd
+        .digest_algorithms
+        .iter()
+        .map(AlgId::from_spki)
+        .collect::<Result<_, _>>()?;
+    let econtent_type = sd.encap_content_info.econtent_type.to_string();
+    let econtent = match sd.encap_content_info.econtent {
+        Some(_) => Some(econtent_octets(received.encap)?),
         None => None,
     };
-    er.finish("EncapsulatedContentInfo")?;
-    let mut certs = Vec::new();
-    if let Some(c) = s.optional(ctx_cons(0), "certificates")? {
-        let mut cr = c.reader();
-        while !cr.is_empty() {
-            let cert = cr.read("certificates")?;
-            if certs.len() >= limits.max_certificates {
-                return Err(TsaError::LimitExceeded {
-                    what: "certificates",
-                    limit: limits.max_certificates,
-                });
-            }
-            // Only plain X.509 certificates are used; other choices
-            // (attribute certificates, `other`) are ignored.
-            if cert.tag == TAG_SEQUENCE {
-                certs.push(cert.raw);
-            }
-        }
-    }
-    s.optional(ctx_cons(1), "crls")?;
-    let infos = s.read_tag(TAG_SET, "signerInfos")?;
-    s.finish(SD)?;
+    // Only plain X.509 certificates are used; other choices (attribute
+    // certificates, `other`) are ignored.
+    let certs = received
+        .certs
+        .iter()
+        .filter(|c| tag_of(c).is_ok_and(|t| t == Tag::Sequence))
+        .map(|c| c.to_vec())
+        .collect();
     let mut signer_infos = Vec::new();
-    let mut ir = infos.reader();
-    while !ir.is_empty() {
-        if signer_infos.len() >= 8 {
-            return Err(TsaError::LimitExceeded {
-                what: "SignerInfos",
-                limit: 8,
-            });
-        }
-        signer_infos.push(parse_signer_info(
-            &ir.read_tag(TAG_SEQUENCE, "SignerInfo")?,
-        )?);
+    for (si, raw_attrs) in sd.signer_infos.0.iter().zip(received.signed_attrs) {
+        signer_infos.push(signer_info(si, raw_attrs)?);
     }
     Ok(SignedToken {
         digest_algorithms,
@@ -307,233 +532,202 @@ fn parse_content_info<'a>(ci: &Tlv<'a>, limits: &Limits) -> Result<SignedToken<'
     })
 }
 
-fn parse_signer_info<'a>(si: &Tlv<'a>) -> Result<SignerInfo<'a>, TsaError> {
+/// The eContent OCTET STRING's octets, from `[0] EXPLICIT` in the
+/// EncapsulatedContentInfo as received: primitive, or constructed (BER) with
+/// its chunks joined.
+fn econtent_octets(encap: &[u8]) -> Result<Vec<u8>, TsaError> {
+    const PART: &str = "eContent";
+    let bad = malformed(PART);
+    let fields = children(content(encap).map_err(&bad)?).map_err(&bad)?;
+    let wrapper = fields.get(1).ok_or(TsaError::Malformed { part: PART })?;
+    let inner = children(content(wrapper).map_err(&bad)?).map_err(&bad)?;
+    let [os] = inner.as_slice() else {
+        return Err(TsaError::Malformed { part: PART });
+    };
+    octet_string(os, 0).map_err(&bad)
+}
+
+/// An OCTET STRING's octets, primitive or constructed (chunks of at most
+/// 32 levels).
+fn octet_string(tlv: &[u8], depth: usize) -> der::Result<Vec<u8>> {
+    let mut r = reader(tlv, true)?;
+    let header = Header::peek(&r)?;
+    if header.tag() != Tag::OctetString {
+        return Err(Tag::OctetString.value_error().into());
+    }
+    if !header.is_constructed() {
+        return Ok(<&OctetStringRef>::decode(&mut r)?.as_bytes().to_vec());
+    }
+    if depth >= 32 {
+        return Err(der::ErrorKind::NestingDepth.into());
+    }
+    let mut out = Vec::new();
+    for chunk in children(content(tlv)?)? {
+        out.extend(octet_string(chunk, depth + 1)?);
+    }
+    Ok(out)
+}
+
+fn signer_info(
+    si: &cms::signed_data::SignerInfo,
+    raw_attrs: Option<&[u8]>,
+) -> Result<SignerInfo, TsaError> {
+    use cms::signed_data::SignerIdentifier;
     const PART: &str = "SignerInfo";
-    let mut r = si.reader();
-    let version = asn1::small_uint(&r.read_tag(TAG_INTEGER, PART)?, PART)?;
-    let sid_tlv = r.read(PART)?;
-    let sid = match sid_tlv.tag {
-        TAG_SEQUENCE => {
-            let mut sr = sid_tlv.reader();
-            let issuer = sr.read_tag(TAG_SEQUENCE, "sid")?;
-            let serial = sr.read_tag(TAG_INTEGER, "sid")?;
-            sr.finish("sid")?;
-            Sid::IssuerSerial {
-                issuer: issuer.raw.to_vec(),
-                serial: asn1::normalize_int(asn1::integer_bytes(&serial, "sid")?).to_vec(),
+    let sid = match &si.sid {
+        SignerIdentifier::IssuerAndSerialNumber(is) => Sid::IssuerSerial {
+            issuer: der::Encode::to_der(&is.issuer).map_err(malformed("sid"))?,
+            serial: is.serial_number.as_bytes().to_vec(),
+        },
+        SignerIdentifier::SubjectKeyIdentifier(ski) => Sid::SubjectKeyId(ski.0.as_bytes().to_vec()),
+    };
+    let signed_attrs = match (&si.signed_attrs, raw_attrs) {
+        (Some(attrs), Some(raw)) => {
+            if attrs.len() > 64 {
+                return Err(TsaError::LimitExceeded {
+                    what: "signed attributes",
+                    limit: 64,
+                });
             }
+            Some(SignedAttrs {
+                raw: raw.to_vec(),
+                attrs: attrs
+                    .iter()
+                    .map(|a| (a.oid.to_string(), a.values.iter().cloned().collect()))
+                    .collect(),
+            })
         }
-        t if t == ctx_prim(0) => Sid::SubjectKeyId(sid_tlv.value.to_vec()),
-        _ => return Err(TsaError::Malformed { part: "sid" }),
+        (None, None) => None,
+        _ => return Err(TsaError::Malformed { part: PART }),
     };
-    let digest_alg = AlgId::read(&mut r, "SignerInfo.digestAlgorithm")?;
-    let signed_attrs = match r.optional(ctx_cons(0), "signedAttrs")? {
-        Some(t) => Some(parse_attributes(&t)?),
-        None => None,
-    };
-    let sig_alg = AlgId::read(&mut r, "SignerInfo.signatureAlgorithm")?;
-    let signature = r.read_tag(TAG_OCTET_STRING, "SignerInfo.signature")?.value;
-    r.optional(ctx_cons(1), "unsignedAttrs")?;
-    r.finish(PART)?;
     Ok(SignerInfo {
-        version,
+        version: si.version as u64,
         sid,
-        digest_alg,
+        digest_alg: AlgId::from_spki(&si.digest_alg)?,
         signed_attrs,
-        sig_alg,
-        signature,
+        sig_alg: AlgId::from_spki(&si.signature_algorithm)?,
+        signature: si.signature.as_bytes().to_vec(),
     })
 }
 
-fn parse_attributes<'a>(t: &Tlv<'a>) -> Result<SignedAttrs<'a>, TsaError> {
-    const PART: &str = "signedAttrs";
-    let mut attrs = Vec::new();
-    let mut r = t.reader();
-    while !r.is_empty() {
-        if attrs.len() >= 64 {
-            return Err(TsaError::LimitExceeded {
-                what: "signed attributes",
-                limit: 64,
-            });
-        }
-        let a = r.read_tag(TAG_SEQUENCE, PART)?;
-        let mut ar = a.reader();
-        let id = asn1::read_oid(&mut ar, PART)?;
-        let set = ar.read_tag(TAG_SET, PART)?;
-        ar.finish(PART)?;
-        let mut values = Vec::new();
-        let mut vr = set.reader();
-        while !vr.is_empty() {
-            values.push(vr.read(PART)?);
-        }
-        attrs.push((id, values));
-    }
-    Ok(SignedAttrs { raw: t.raw, attrs })
-}
-
-/// Decodes TSTInfo.
+/// Decodes TSTInfo (DER: it is signed as these bytes).
 pub(crate) fn parse_tst_info(der: &[u8]) -> Result<TstInfo, TsaError> {
     const PART: &str = "TSTInfo";
-    let seq = asn1::single(der, PART)?;
-    if seq.tag != TAG_SEQUENCE {
-        return Err(TsaError::Malformed { part: PART });
-    }
-    let mut r = seq.reader();
-    let version = asn1::small_uint(&r.read_tag(TAG_INTEGER, PART)?, PART)?;
-    let policy = asn1::read_oid(&mut r, "TSTInfo.policy")?;
-    let mi = r.read_tag(TAG_SEQUENCE, "messageImprint")?;
-    let mut mr = mi.reader();
-    let imprint_alg = AlgId::read(&mut mr, "messageImprint")?;
-    let imprint = mr
-        .read_tag(TAG_OCTET_STRING, "messageImprint")?
-        .value
-        .to_vec();
-    mr.finish("messageImprint")?;
-    let serial =
-        asn1::integer_bytes(&r.read_tag(TAG_INTEGER, "TSTInfo.serialNumber")?, PART)?.to_vec();
-    let gt = r.read_tag(TAG_GENERALIZED_TIME, "TSTInfo.genTime")?;
-    let gen_time = parse_generalized_time(gt.value, "TSTInfo.genTime")?;
-    let mut accuracy = None;
-    if let Some(a) = r.optional(TAG_SEQUENCE, "accuracy")? {
-        let mut acc = Accuracy::default();
-        let mut ar = a.reader();
-        if let Some(s) = ar.optional(TAG_INTEGER, "accuracy")? {
-            acc.seconds = asn1::small_uint(&s, "accuracy")?;
-        }
-        if let Some(m) = ar.optional(ctx_prim(0), "accuracy")? {
-            acc.millis = uint_content(m.value, "accuracy")?;
-        }
-        if let Some(m) = ar.optional(ctx_prim(1), "accuracy")? {
-            acc.micros = uint_content(m.value, "accuracy")?;
-        }
-        ar.finish("accuracy")?;
-        if acc.millis > 999 || acc.micros > 999 {
-            return Err(TsaError::Malformed { part: "accuracy" });
-        }
-        accuracy = Some(acc);
-    }
-    let ordering = match r.optional(TAG_BOOLEAN, "ordering")? {
-        Some(b) => b.value.first().is_some_and(|v| *v != 0),
-        None => false,
-    };
-    let nonce = match r.optional(TAG_INTEGER, "nonce")? {
-        Some(n) => Some(asn1::integer_bytes(&n, "nonce")?.to_vec()),
-        None => None,
-    };
-    let tsa = match r.optional(ctx_cons(0), "tsa")? {
-        Some(t) => {
-            let inner = asn1::single(t.value, "tsa")?;
-            Some(inner.raw.to_vec())
-        }
-        None => None,
-    };
-    let mut extensions = Vec::new();
-    if let Some(e) = r.optional(ctx_cons(1), "TSTInfo.extensions")? {
-        let mut er = e.reader();
-        while !er.is_empty() {
-            let ext = er.read_tag(TAG_SEQUENCE, "TSTInfo.extensions")?;
-            let mut x = ext.reader();
-            let id = asn1::read_oid(&mut x, "TSTInfo.extensions")?;
-            let critical = match x.optional(TAG_BOOLEAN, "TSTInfo.extensions")? {
-                Some(b) => b.value.first().is_some_and(|v| *v != 0),
-                None => false,
+    let t = TstInfoAsn::from_der(der).map_err(malformed(PART))?;
+    let gen_time = parse_generalized_time(t.gen_time.0, "TSTInfo.genTime")?;
+    let accuracy = match t.accuracy {
+        Some(a) => {
+            let acc = Accuracy {
+                seconds: a.seconds.unwrap_or(0),
+                millis: a.millis.unwrap_or(0),
+                micros: a.micros.unwrap_or(0),
             };
-            x.read_tag(TAG_OCTET_STRING, "TSTInfo.extensions")?;
-            x.finish("TSTInfo.extensions")?;
-            if extensions.len() >= 32 {
-                return Err(TsaError::LimitExceeded {
-                    what: "TSTInfo extensions",
-                    limit: 32,
-                });
+            if acc.millis > 999 || acc.micros > 999 {
+                return Err(TsaError::Malformed { part: "accuracy" });
             }
-            extensions.push((id, critical));
+            Some(acc)
         }
+        None => None,
+    };
+    let extensions: Vec<(String, bool)> = t
+        .extensions
+        .unwrap_or_default()
+        .iter()
+        .map(|e| (e.extn_id.to_string(), e.critical))
+        .collect();
+    if extensions.len() > 32 {
+        return Err(TsaError::LimitExceeded {
+            what: "TSTInfo extensions",
+            limit: 32,
+        });
     }
-    r.finish(PART)?;
     Ok(TstInfo {
-        version,
-        policy,
-        imprint_alg,
-        imprint,
-        serial,
+        version: t.version,
+        policy: t.policy.to_string(),
+        imprint_alg: AlgId::from_spki(&t.message_imprint.hash_algorithm)?,
+        imprint: t.message_imprint.hashed_message.as_bytes().to_vec(),
+        serial: t.serial_number.as_bytes().to_vec(),
         gen_time,
         accuracy,
-        ordering,
-        nonce,
-        tsa,
+        ordering: t.ordering.unwrap_or(false),
+        nonce: t.nonce.map(|n| n.as_bytes().to_vec()),
+        tsa: match t.tsa {
+            Some(name) => Some(super::der_util::raw_der(&name)?),
+            None => None,
+        },
         extensions,
     })
 }
 
-fn uint_content(v: &[u8], part: &'static str) -> Result<u64, TsaError> {
-    if v.is_empty() || v.len() > 8 || v[0] & 0x80 != 0 {
-        return Err(TsaError::Malformed { part });
-    }
-    Ok(v.iter().fold(0u64, |a, b| (a << 8) | u64::from(*b)))
-}
-
 /// Decodes a SigningCertificate (v1, `v2 == false`) or SigningCertificateV2
 /// attribute value into its certificate ids.
-pub(crate) fn parse_ess(value: &Tlv<'_>, v2: bool) -> Result<Vec<EssCertId>, TsaError> {
+pub(crate) fn parse_ess(value: &der::Any, v2: bool) -> Result<Vec<EssCertId>, TsaError> {
     let part = if v2 {
         "signingCertificateV2"
     } else {
         "signingCertificate"
     };
-    if value.tag != TAG_SEQUENCE {
-        return Err(TsaError::Malformed { part });
-    }
-    let mut r = value.reader();
-    let certs = r.read_tag(TAG_SEQUENCE, part)?;
-    r.optional(TAG_SEQUENCE, part)?; // policies: not used by time stamping
-    r.finish(part)?;
-    let mut ids = Vec::new();
-    let mut cr = certs.reader();
-    while !cr.is_empty() {
-        if ids.len() >= 16 {
-            return Err(TsaError::LimitExceeded {
-                what: "ESS certificate ids",
-                limit: 16,
-            });
-        }
-        let id = cr.read_tag(TAG_SEQUENCE, part)?;
-        let mut ir = id.reader();
-        let hash_alg = if v2 && ir.peek_tag() == Some(TAG_SEQUENCE) {
-            AlgId::read(&mut ir, part)?
-        } else {
-            AlgId {
-                oid: if v2 { oid::SHA256 } else { oid::SHA1 }.to_string(),
-                params: None,
-            }
-        };
-        let hash = ir.read_tag(TAG_OCTET_STRING, part)?.value.to_vec();
-        let issuer_serial = match ir.optional(TAG_SEQUENCE, part)? {
-            Some(is) => {
-                let mut isr = is.reader();
-                let names = isr.read_tag(TAG_SEQUENCE, part)?;
-                let serial = isr.read_tag(TAG_INTEGER, part)?;
-                isr.finish(part)?;
-                let mut list = Vec::new();
-                let mut nr = names.reader();
-                while !nr.is_empty() {
-                    list.push(nr.read(part)?.raw.to_vec());
-                }
-                Some((
-                    list,
-                    asn1::normalize_int(asn1::integer_bytes(&serial, part)?).to_vec(),
-                ))
-            }
+    let der = super::der_util::raw_der(value)?;
+    let issuer_serial = |is: Option<IssuerSerialAsn<'_>>| -> Result<_, TsaError> {
+        Ok(match is {
+            Some(is) => Some((
+                is.issuer
+                    .iter()
+                    .map(super::der_util::raw_der)
+                    .collect::<Result<Vec<_>, _>>()?,
+                is.serial_number.as_bytes().to_vec(),
+            )),
             None => None,
-        };
-        ir.finish(part)?;
-        ids.push(EssCertId {
-            hash_alg,
-            hash,
-            issuer_serial,
-        });
-    }
+        })
+    };
+    let ids: Vec<EssCertId> = if v2 {
+        let sc = SigningCertificateV2Asn::from_der(&der).map_err(malformed(part))?;
+        check_ess_count(sc.certs.len())?;
+        sc.certs
+            .into_iter()
+            .map(|id| {
+                Ok(EssCertId {
+                    hash_alg: match &id.hash_algorithm {
+                        Some(a) => AlgId::from_spki(a)?,
+                        None => AlgId {
+                            oid: oid::SHA256.to_string(),
+                            params: None,
+                        },
+                    },
+                    hash: id.cert_hash.as_bytes().to_vec(),
+                    issuer_serial: issuer_serial(id.issuer_serial)?,
+                })
+            })
+            .collect::<Result<_, TsaError>>()?
+    } else {
+        let sc = SigningCertificateAsn::from_der(&der).map_err(malformed(part))?;
+        check_ess_count(sc.certs.len())?;
+        sc.certs
+            .into_iter()
+            .map(|id| {
+                Ok(EssCertId {
+                    hash_alg: AlgId {
+                        oid: oid::SHA1.to_string(),
+                        params: None,
+                    },
+                    hash: id.cert_hash.as_bytes().to_vec(),
+                    issuer_serial: issuer_serial(id.issuer_serial)?,
+                })
+            })
+            .collect::<Result<_, TsaError>>()?
+    };
     if ids.is_empty() {
         return Err(TsaError::Malformed { part });
     }
     Ok(ids)
+}
+
+fn check_ess_count(n: usize) -> Result<(), TsaError> {
+    if n > 16 {
+        return Err(TsaError::LimitExceeded {
+            what: "ESS certificate ids",
+            limit: 16,
+        });
+    }
+    Ok(())
 }

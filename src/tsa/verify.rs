@@ -1,9 +1,9 @@
 //! The checks. Each step names the RFC section it comes from; docs/TSA.md
 //! lists them with their reason codes.
 
-use super::asn1::{self, ctx_cons};
 use super::cert::{Cert, KU_DIGITAL_SIGNATURE, KU_NON_REPUDIATION};
 use super::crypto::{HashAlg, verify_signature};
+use super::der_util::{ctx_tag, strip_leading_zeros};
 use super::error::TsaError;
 use super::info::{CertificateInfo, general_name_text};
 use super::time::Timestamp;
@@ -11,6 +11,8 @@ use super::token::{self, Accuracy, EssCertId, Sid, SignedToken, TstInfo};
 use super::{
     Expected, ExpectedImprint, TrustStore, ValidationTime, VerifyOptions, oid, path, token_der,
 };
+use der::asn1::{ObjectIdentifier, OctetStringRef};
+use der::{Decode, Tagged};
 use serde::Serialize;
 
 /// A time stamp that passed every check. Only [`verify_token`] makes one,
@@ -111,7 +113,7 @@ pub fn verify_token(
 }
 
 fn verify_signed(
-    token: &SignedToken<'_>,
+    token: &SignedToken,
     expected: &Expected,
     trust: &TrustStore,
     opts: &VerifyOptions,
@@ -186,10 +188,12 @@ fn verify_signed(
     let ct = attrs
         .single(oid::ATTR_CONTENT_TYPE)?
         .ok_or(TsaError::ContentTypeAttrMissing)?;
-    let ct = asn1::oid_string(
-        ct.expect(asn1::TAG_OID, "content-type attribute")?,
-        "content-type attribute",
-    )?;
+    let ct = ct
+        .decode_as::<ObjectIdentifier>()
+        .map_err(|_| TsaError::Malformed {
+            part: "content-type attribute",
+        })?
+        .to_string();
     if ct != token.econtent_type {
         return Err(TsaError::ContentTypeMismatch {
             attribute: ct,
@@ -199,8 +203,12 @@ fn verify_signed(
     let md = attrs
         .single(oid::ATTR_MESSAGE_DIGEST)?
         .ok_or(TsaError::MessageDigestMissing)?;
-    let md = md.expect(asn1::TAG_OCTET_STRING, "message-digest attribute")?;
-    if md != digest_alg.digest(econtent).as_slice() {
+    let md = md
+        .decode_as::<&OctetStringRef>()
+        .map_err(|_| TsaError::Malformed {
+            part: "message-digest attribute",
+        })?;
+    if md.as_bytes() != digest_alg.digest(econtent).as_slice() {
         return Err(TsaError::MessageDigestMismatch);
     }
 
@@ -214,7 +222,7 @@ fn verify_signed(
             &si.sig_alg,
             Some(digest_alg),
             &signed,
-            si.signature,
+            &si.signature,
             opts.allow_sha1,
             "SignerInfo",
         ) {
@@ -237,7 +245,7 @@ fn verify_signed(
     let mut ess_ids: Vec<(EssCertId, bool)> = Vec::new();
     for (value, v2) in [(ess_v2, true), (ess_v1, false)] {
         let Some(value) = value else { continue };
-        let ids = token::parse_ess(&value, v2)?;
+        let ids = token::parse_ess(value, v2)?;
         ess_matches(&ids[0], signer, opts.allow_sha1 || !v2).map_err(|e| {
             e.unwrap_or(TsaError::EssMismatch {
                 index: 0,
@@ -259,9 +267,9 @@ fn verify_signed(
     if let Some(want) = &expected.nonce {
         let got = tst.nonce.as_ref().ok_or(TsaError::NonceMissing)?;
         let negative = got.first().is_some_and(|b| b & 0x80 != 0);
-        if negative || asn1::strip_leading_zeros(got) != asn1::strip_leading_zeros(want) {
+        if negative || strip_leading_zeros(got) != strip_leading_zeros(want) {
             return Err(TsaError::NonceMismatch {
-                expected: crate::hex::encode(asn1::strip_leading_zeros(want)),
+                expected: crate::hex::encode(strip_leading_zeros(want)),
                 found: crate::hex::encode(got),
             });
         }
@@ -353,10 +361,8 @@ fn ess_matches(id: &EssCertId, cert: &Cert, allow_sha1: bool) -> Result<(), Opti
         // The issuer must be given as a directoryName equal to the
         // certificate's issuer (RFC 5035 §4).
         let named = names.iter().any(|n| {
-            asn1::single(n, "GeneralName")
-                .ok()
-                .filter(|t| t.tag == ctx_cons(4))
-                .is_some_and(|t| t.value == cert.issuer.as_slice())
+            der::asn1::AnyRef::from_der(n)
+                .is_ok_and(|t| t.tag() == ctx_tag(4) && t.value() == cert.issuer.as_slice())
         });
         if !named || *serial != cert.serial {
             return Err(None);
@@ -399,11 +405,11 @@ fn check_imprint(tst: &TstInfo, want: &ExpectedImprint, allow_sha1: bool) -> Res
 }
 
 fn tsa_name_matches(name: &[u8], signer: &Cert) -> bool {
-    let Ok(t) = asn1::single(name, "tsa") else {
+    let Ok(t) = der::asn1::AnyRef::from_der(name) else {
         return false;
     };
-    if t.tag == ctx_cons(4) {
-        return t.value == signer.subject.as_slice();
+    if t.tag() == ctx_tag(4) {
+        return t.value() == signer.subject.as_slice();
     }
     signer
         .ext
