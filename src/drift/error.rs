@@ -102,10 +102,17 @@ pub enum TargetProblem {
     NoSuchChange(String),
     #[error("the log changed while the baseline was read; run the command again")]
     Raced,
-    #[error("{message}")]
-    Config { code: &'static str, message: String },
-    #[error("{message}")]
-    Mcp { code: &'static str, message: String },
+    /// A configuration target that has no exact JSON value; `file` is
+    /// named when the target goes by another name (`--name`).
+    #[error("{}{problem}", file.as_ref().map(|f| format!("{f}: ")).unwrap_or_default())]
+    Config {
+        file: Option<String>,
+        problem: crate::drift::config::ConfigError,
+    },
+    #[error("mtree spec: {0}")]
+    Mtree(crate::drift::mtree::MtreeError),
+    #[error("{0}")]
+    Mcp(crate::mcp::McpError),
 }
 
 impl TargetProblem {
@@ -122,7 +129,9 @@ impl TargetProblem {
             TargetProblem::RulesWithOnly => "rules_with_only",
             TargetProblem::NoSuchChange(_) => "no_such_change",
             TargetProblem::Raced => "log_changed",
-            TargetProblem::Config { code, .. } | TargetProblem::Mcp { code, .. } => code,
+            TargetProblem::Config { problem, .. } => problem.code(),
+            TargetProblem::Mtree(e) => e.code(),
+            TargetProblem::Mcp(e) => e.code(),
         }
     }
 }

@@ -66,13 +66,7 @@ fn target_err(target: &str, problem: TargetProblem) -> Error {
 }
 
 fn mcp_err(target: &str, e: &mcp::McpError) -> Error {
-    target_err(
-        target,
-        TargetProblem::Mcp {
-            code: e.code(),
-            message: e.to_string(),
-        },
-    )
+    target_err(target, TargetProblem::Mcp(e.clone()))
 }
 
 /// `mcp:CONFIG.json#NAME`: a host config file's server entry.
@@ -265,16 +259,11 @@ pub fn take(
                 // The error already names the target; the file only when
                 // the target goes by another name (`--name`).
                 let shown = path.display().to_string();
-                let message = if target.name == shown {
-                    e.to_string()
-                } else {
-                    format!("{shown}: {e}")
-                };
                 target_err(
                     &target.name,
                     TargetProblem::Config {
-                        code: e.code(),
-                        message,
+                        file: (target.name != shown).then_some(shown),
+                        problem: e,
                     },
                 )
             })?;

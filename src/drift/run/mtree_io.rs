@@ -68,15 +68,8 @@ pub fn import_mtree(
 ) -> Result<ImportReport> {
     let name = name_of(opts.target, opts.name)?;
     let rules = load_rules(opts.rules)?.unwrap_or_default();
-    let mut entries = super::super::mtree::import(spec).map_err(|e| {
-        target_err(
-            &name,
-            TargetProblem::Config {
-                code: e.code(),
-                message: format!("mtree spec: {e}"),
-            },
-        )
-    })?;
+    let mut entries = super::super::mtree::import(spec)
+        .map_err(|e| target_err(&name, TargetProblem::Mtree(e)))?;
     entries.retain(|e| rules.records(&e.path));
     let keys = signer_keys(key)?;
     let history = record::history_or_empty(opts.log, &keys)?;
