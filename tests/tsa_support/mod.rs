@@ -4,6 +4,8 @@
 //! make (one defect each), signing with `openssl dgst` and the test keys.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod tree;
+
 use sha2::Digest;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
