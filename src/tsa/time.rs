@@ -39,9 +39,10 @@ pub(crate) fn parse_generalized_time(v: &[u8], part: &'static str) -> Result<Tim
 
 /// Reads an X.509 `Time` (UTCTime or GeneralizedTime).
 pub(crate) fn parse_time(tag: u8, v: &[u8], part: &'static str) -> Result<Timestamp, TsaError> {
-    match tag {
-        super::asn1::TAG_UTC_TIME => parse_utc_time(v, part),
-        super::asn1::TAG_GENERALIZED_TIME => parse_generalized_time(v, part),
+    use der::Decode;
+    match der::Tag::from_der(&[tag]) {
+        Ok(der::Tag::UtcTime) => parse_utc_time(v, part),
+        Ok(der::Tag::GeneralizedTime) => parse_generalized_time(v, part),
         _ => Err(TsaError::Malformed { part }),
     }
 }
