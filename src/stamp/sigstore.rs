@@ -223,17 +223,32 @@ fn ber_reader<'a>(bytes: &'a [u8], part: &'static str) -> Result<SliceReader<'a>
     SliceReader::new_with_encoding_rules(bytes, EncodingRules::Ber).map_err(m(part))
 }
 
-/// The next element, which must have `tag`.
+/// The next element: its tag and its content octets. `der` leaves the
+/// end-of-contents octets of an indefinite length in the content of an
+/// `AnyRef`; they are dropped here.
+fn next_element<'a>(r: &mut SliceReader<'a>) -> der::Result<(Tag, &'a [u8])> {
+    let raw = r.tlv_bytes()?;
+    let any = AnyRef::from_ber(raw)?;
+    let value = any.value();
+    let indefinite = matches!(raw, [t, 0x80, ..] if t & 0x1f != 0x1f);
+    let value = match value.strip_suffix(&[0, 0]) {
+        Some(v) if indefinite => v,
+        _ => value,
+    };
+    Ok((any.tag(), value))
+}
+
+/// The content of the next element, which must have `tag`.
 fn read_tagged<'a>(
     r: &mut SliceReader<'a>,
     tag: Tag,
     part: &'static str,
-) -> Result<AnyRef<'a>, SigstoreError> {
-    let any: AnyRef<'a> = r.decode().map_err(m(part))?;
-    if any.tag() != tag {
+) -> Result<&'a [u8], SigstoreError> {
+    let (found, value) = next_element(r).map_err(m(part))?;
+    if found != tag {
         return Err(SigstoreError::TimestampMalformed { part });
     }
-    Ok(any)
+    Ok(value)
 }
 
 fn classify(der: &[u8]) -> Result<TimestampForm<'_>, SigstoreError> {
@@ -241,13 +256,13 @@ fn classify(der: &[u8]) -> Result<TimestampForm<'_>, SigstoreError> {
     let mut outer = ber_reader(der, PART)?;
     let top = read_tagged(&mut outer, Tag::Sequence, PART)?;
     outer.finish().map_err(m(PART))?;
-    let mut r = ber_reader(top.value(), PART)?;
+    let mut r = ber_reader(top, PART)?;
     match Tag::peek(&r).ok() {
         Some(Tag::Sequence) => {
             // TimeStampResp ::= SEQUENCE { status PKIStatusInfo,
             //   timeStampToken TimeStampToken OPTIONAL } (RFC 3161 §2.4.2)
             let status = read_tagged(&mut r, Tag::Sequence, "PKIStatusInfo")?;
-            let mut sr = ber_reader(status.value(), "PKIStatus")?;
+            let mut sr = ber_reader(status, "PKIStatus")?;
             let value: UintRef<'_> = sr.decode().map_err(m("PKIStatus"))?;
             let status = match value.as_bytes() {
                 [] => 0,
@@ -544,6 +559,23 @@ mod tests {
         let mut trailing = resp.clone();
         trailing.push(0);
         assert!(timestamp_response(&trailing).is_err());
+    }
+
+    #[test]
+    fn ber_indefinite_lengths_are_kept_as_given() {
+        // ContentInfo with indefinite lengths, as some TSAs send it.
+        let mut token = vec![0x30, 0x80, 0x06, 0x09];
+        token.extend([0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02]);
+        token.extend([0xa0, 0x80, 0x30, 0x00, 0x00, 0x00, 0x00, 0x00]);
+        let mut resp = vec![0x30, 0x80, 0x30, 0x03, 0x02, 0x01, 0x00];
+        resp.extend(&token);
+        resp.extend([0x00, 0x00]);
+        assert_eq!(timestamp_response(&resp).unwrap(), resp);
+        assert_eq!(timestamp_token(&resp).unwrap(), token);
+        let wrapped = timestamp_response(&token).unwrap();
+        assert_eq!(&wrapped[..7], &[0x30, 0x1a, 0x30, 0x03, 0x02, 0x01, 0x00]);
+        assert_eq!(&wrapped[7..], &token[..]);
+        assert_eq!(timestamp_token(&wrapped).unwrap(), token);
     }
 
     #[test]
