@@ -24,10 +24,22 @@
 //! compressed public points in SPKI input.
 
 use crate::pem::{encode as pem_encode, labelled_blocks as pem_labelled_blocks};
-use crate::tsa::asn1::{self, TAG_BIT_STRING, TAG_INTEGER, TAG_OCTET_STRING, TAG_SEQUENCE};
 use crate::tsa::oid;
+use der::asn1::{AnyRef, BitStringRef, ObjectIdentifier, OctetStringRef};
+use der::{Decode, Encode, Tag, Tagged};
 use p256::ecdsa::signature::{Signer, Verifier};
 use p256::ecdsa::{Signature, SigningKey, VerifyingKey};
+use pkcs8::PrivateKeyInfoRef;
+use sec1::{EcParameters, EcPrivateKey};
+use spki::{
+    AlgorithmIdentifierRef, AlgorithmIdentifierWithOid, SubjectPublicKeyInfo,
+    SubjectPublicKeyInfoRef,
+};
+
+/// id-ecPublicKey (RFC 5480 §2.1.1).
+const EC_PUBLIC_KEY: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.10045.2.1");
+/// secp256r1 / prime256v1 (RFC 5480 §2.1.1.1).
+const P256: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.10045.3.1.7");
 
 const ED25519: &str = "1.3.101.112";
 const RSA: &str = "1.2.840.113549.1.1.1";
@@ -130,37 +142,54 @@ fn algorithm_name(oid: &str) -> &'static str {
     }
 }
 
-fn malformed(part: &'static str) -> impl Fn(crate::tsa::TsaError) -> EcKeyError {
-    move |_| EcKeyError::Malformed { part }
+/// The dotted form of an OID, for error reports.
+fn dotted(oid: &ObjectIdentifier) -> String {
+    oid.to_string()
 }
 
-/// Reads `SEQUENCE { OID algorithm, params }` and requires id-ecPublicKey
-/// with the named curve P-256.
-fn check_algorithm(alg: &asn1::Tlv<'_>, part: &'static str) -> Result<(), EcKeyError> {
-    let mut r = alg.reader();
-    let alg_oid = asn1::read_oid(&mut r, part).map_err(malformed(part))?;
-    if alg_oid != oid::EC_PUBLIC_KEY {
+/// Requires id-ecPublicKey with the named curve P-256 in an
+/// `AlgorithmIdentifier` (PKCS#8 or SPKI).
+fn check_algorithm(alg: &AlgorithmIdentifierRef<'_>, part: &'static str) -> Result<(), EcKeyError> {
+    if alg.oid != EC_PUBLIC_KEY {
+        let oid = dotted(&alg.oid);
         return Err(EcKeyError::UnsupportedAlgorithm {
-            name: algorithm_name(&alg_oid),
-            oid: alg_oid,
+            name: algorithm_name(&oid),
+            oid,
         });
     }
-    if r.peek_tag() != Some(asn1::TAG_OID) {
-        return Err(EcKeyError::CurveNotNamed);
+    match alg.parameters {
+        Some(params) if params.tag() == Tag::ObjectIdentifier => {
+            let curve: ObjectIdentifier = params
+                .decode_as()
+                .map_err(|_| EcKeyError::Malformed { part })?;
+            check_curve(&curve)
+        }
+        _ => Err(EcKeyError::CurveNotNamed),
     }
-    let curve = asn1::read_oid(&mut r, part).map_err(malformed(part))?;
-    r.finish(part).map_err(malformed(part))?;
-    check_curve(curve)
 }
 
-fn check_curve(curve: String) -> Result<(), EcKeyError> {
-    if curve != oid::P256 {
+fn check_curve(curve: &ObjectIdentifier) -> Result<(), EcKeyError> {
+    if *curve != P256 {
+        let oid = dotted(curve);
         return Err(EcKeyError::UnsupportedCurve {
-            name: curve_name(&curve),
-            oid: curve,
+            name: curve_name(&oid),
+            oid,
         });
     }
     Ok(())
+}
+
+/// The shape of an RFC 5915 `ECPrivateKey` with its parameters left
+/// undecoded: read only when `sec1` refuses a key, to tell explicit curve
+/// parameters (which `sec1` does not take) from a malformed key.
+#[derive(der::Sequence)]
+struct EcPrivateKeyShape<'a> {
+    version: u8,
+    private_key: &'a OctetStringRef,
+    #[asn1(context_specific = "0", tag_mode = "EXPLICIT", optional = "true")]
+    parameters: Option<AnyRef<'a>>,
+    #[asn1(context_specific = "1", tag_mode = "EXPLICIT", optional = "true")]
+    public_key: Option<BitStringRef<'a>>,
 }
 
 impl EcdsaP256Key {
@@ -205,23 +234,13 @@ impl EcdsaP256Key {
     /// Reads a DER PKCS#8 `PrivateKeyInfo` (v1) or `OneAsymmetricKey` (v2).
     pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, EcKeyError> {
         const PART: &str = "PKCS#8 PrivateKeyInfo";
-        let top = asn1::single(der, PART).map_err(malformed(PART))?;
-        if top.tag != TAG_SEQUENCE {
-            return Err(EcKeyError::Malformed { part: PART });
-        }
-        let mut r = top.reader();
-        let version = r.read_tag(TAG_INTEGER, PART).map_err(malformed(PART))?;
-        if asn1::small_uint(&version, PART).map_err(malformed(PART))? > 1 {
-            return Err(EcKeyError::Malformed { part: PART });
-        }
-        let alg = r.read_tag(TAG_SEQUENCE, PART).map_err(malformed(PART))?;
-        check_algorithm(&alg, PART)?;
-        let inner = r
-            .read_tag(TAG_OCTET_STRING, PART)
-            .map_err(malformed(PART))?;
-        // Attributes [0] and publicKey [1] (v2) may follow; the SEC1 key
-        // inside carries what is checked.
-        Self::from_sec1_inner(inner.value, true)
+        // Version 0 (v1) or 1 (v2, which must then carry the public key);
+        // attributes and the v2 public key are read and not used: the
+        // SEC1 key inside carries what is checked.
+        let info =
+            PrivateKeyInfoRef::from_der(der).map_err(|_| EcKeyError::Malformed { part: PART })?;
+        check_algorithm(&info.algorithm, PART)?;
+        Self::from_sec1_inner(info.private_key.as_bytes(), true)
     }
 
     /// Reads a DER SEC1 `ECPrivateKey`, which must name the P-256 curve.
@@ -235,59 +254,43 @@ impl EcdsaP256Key {
     /// is optional there; standing alone it is required.
     fn from_sec1_inner(der: &[u8], in_pkcs8: bool) -> Result<Self, EcKeyError> {
         const PART: &str = "SEC1 ECPrivateKey";
-        let top = asn1::single(der, PART).map_err(malformed(PART))?;
-        if top.tag != TAG_SEQUENCE {
-            return Err(EcKeyError::Malformed { part: PART });
-        }
-        let mut r = top.reader();
-        let version = r.read_tag(TAG_INTEGER, PART).map_err(malformed(PART))?;
-        if asn1::small_uint(&version, PART).map_err(malformed(PART))? != 1 {
-            return Err(EcKeyError::Malformed { part: PART });
-        }
-        let scalar = r
-            .read_tag(TAG_OCTET_STRING, PART)
-            .map_err(malformed(PART))?;
-        let params = r
-            .optional(asn1::ctx_cons(0), PART)
-            .map_err(malformed(PART))?;
-        let public = r
-            .optional(asn1::ctx_cons(1), PART)
-            .map_err(malformed(PART))?;
-        r.finish(PART).map_err(malformed(PART))?;
-        match params {
-            Some(p) => {
-                let mut pr = p.reader();
-                if pr.peek_tag() != Some(asn1::TAG_OID) {
-                    return Err(EcKeyError::CurveNotNamed);
-                }
-                let curve = asn1::read_oid(&mut pr, PART).map_err(malformed(PART))?;
-                pr.finish(PART).map_err(malformed(PART))?;
-                check_curve(curve)?;
+        let malformed = EcKeyError::Malformed { part: PART };
+        let key = match EcPrivateKey::from_der(der) {
+            Ok(key) => key,
+            Err(_) => {
+                // sec1 reads only named curves: explicit parameters that
+                // are otherwise well formed are reported as such.
+                return Err(match EcPrivateKeyShape::from_der(der) {
+                    Ok(shape)
+                        if shape.version == 1
+                            && shape
+                                .parameters
+                                .is_some_and(|p| p.tag() != Tag::ObjectIdentifier) =>
+                    {
+                        EcKeyError::CurveNotNamed
+                    }
+                    _ => malformed,
+                });
             }
+        };
+        match &key.parameters {
+            Some(EcParameters::NamedCurve(curve)) => check_curve(curve)?,
             None if !in_pkcs8 => return Err(EcKeyError::CurveNotNamed),
             None => {}
         }
-        if scalar.value.len() != 32 {
+        if key.private_key.len() != 32 {
             return Err(EcKeyError::InvalidScalar);
         }
-        let key = SigningKey::from_slice(scalar.value).map_err(|_| EcKeyError::InvalidScalar)?;
-        if let Some(pubkey) = public {
-            let mut pr = pubkey.reader();
-            let bits = pr.read_tag(TAG_BIT_STRING, PART).map_err(malformed(PART))?;
-            pr.finish(PART).map_err(malformed(PART))?;
-            let point = bits
-                .value
-                .split_first()
-                .filter(|(unused, _)| **unused == 0)
-                .map(|(_, p)| p)
-                .ok_or(EcKeyError::Malformed { part: PART })?;
+        let signing =
+            SigningKey::from_slice(key.private_key).map_err(|_| EcKeyError::InvalidScalar)?;
+        if let Some(point) = key.public_key {
             let given =
                 VerifyingKey::from_sec1_bytes(point).map_err(|_| EcKeyError::InvalidPublicKey)?;
-            if &given != key.verifying_key() {
+            if &given != signing.verifying_key() {
                 return Err(EcKeyError::PublicKeyMismatch);
             }
         }
-        Ok(EcdsaP256Key { key })
+        Ok(EcdsaP256Key { key: signing })
     }
 
     /// Builds a key from a 32-byte big-endian private scalar.
@@ -328,32 +331,25 @@ impl EcdsaP256Key {
 
 /// DER SubjectPublicKeyInfo for an uncompressed P-256 point.
 fn spki_from_point(point: &[u8]) -> Vec<u8> {
-    let alg = asn1::der_seq(&[&oid_der(oid::EC_PUBLIC_KEY), &oid_der(oid::P256)]);
-    let mut bits = Vec::with_capacity(point.len() + 1);
-    bits.push(0);
-    bits.extend_from_slice(point);
-    asn1::der_seq(&[&alg, &asn1::der(TAG_BIT_STRING, &bits)])
-}
-
-fn oid_der(dotted: &str) -> Vec<u8> {
-    // The OIDs passed here are constants of this crate and always encode.
-    asn1::der_oid(dotted).unwrap_or_default()
+    let spki = BitStringRef::from_bytes(point).map(|key| SubjectPublicKeyInfo {
+        algorithm: AlgorithmIdentifierWithOid {
+            oid: EC_PUBLIC_KEY,
+            parameters: Some(P256),
+        },
+        subject_public_key: key,
+    });
+    // A 65-byte point always encodes.
+    spki.and_then(|spki| spki.to_der()).unwrap_or_default()
 }
 
 /// The uncompressed point of a P-256 SubjectPublicKeyInfo.
 fn point_from_spki(spki: &[u8]) -> Result<VerifyingKey, EcKeyError> {
     const PART: &str = "SubjectPublicKeyInfo";
-    let top = asn1::single(spki, PART).map_err(malformed(PART))?;
-    if top.tag != TAG_SEQUENCE {
-        return Err(EcKeyError::Malformed { part: PART });
-    }
-    let mut r = top.reader();
-    let alg = r.read_tag(TAG_SEQUENCE, PART).map_err(malformed(PART))?;
-    check_algorithm(&alg, PART)?;
-    let bits = r.read_tag(TAG_BIT_STRING, PART).map_err(malformed(PART))?;
-    r.finish(PART).map_err(malformed(PART))?;
-    match bits.value.split_first() {
-        Some((0, point)) if point.len() == 65 && point[0] == 4 => {
+    let info = SubjectPublicKeyInfoRef::from_der(spki)
+        .map_err(|_| EcKeyError::Malformed { part: PART })?;
+    check_algorithm(&info.algorithm, PART)?;
+    match info.subject_public_key.as_bytes() {
+        Some(point) if point.len() == 65 && point[0] == 4 => {
             VerifyingKey::from_sec1_bytes(point).map_err(|_| EcKeyError::InvalidPublicKey)
         }
         _ => Err(EcKeyError::InvalidPublicKey),
@@ -558,6 +554,34 @@ cxkp+T9AfRBRO3hpKyP+oKdTotrtdzxeGl7lPdM8W2jZX2rf7qpH
             spki_from_pem(P384_PKCS8.as_bytes()),
             Err(EcKeyError::UnsupportedPem { .. })
         ));
+    }
+
+    #[test]
+    fn sec1_curve_parameters_must_name_p256() {
+        let sec1 = |version: u8, params: &[u8]| {
+            let mut body = vec![0x02, 0x01, version, 0x04, 0x20];
+            body.extend([0x11; 32]);
+            body.extend_from_slice(params);
+            let mut der = vec![0x30, body.len() as u8];
+            der.extend(body);
+            EcdsaP256Key::from_sec1_der(&der).map(|_| ())
+        };
+        let p256 = [
+            0xa0, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07,
+        ];
+        assert_eq!(sec1(1, &p256), Ok(()));
+        // Explicit parameters (a SEQUENCE), or none outside PKCS#8.
+        assert_eq!(
+            sec1(1, &[0xa0, 0x02, 0x30, 0x00]),
+            Err(EcKeyError::CurveNotNamed)
+        );
+        assert_eq!(sec1(1, &[]), Err(EcKeyError::CurveNotNamed));
+        let malformed = Err(EcKeyError::Malformed {
+            part: "SEC1 ECPrivateKey",
+        });
+        assert_eq!(sec1(2, &p256), malformed);
+        assert_eq!(sec1(2, &[0xa0, 0x02, 0x30, 0x00]), malformed);
+        assert_eq!(sec1(1, &[0xa0, 0x02, 0x05, 0x00, 0x00]), malformed);
     }
 
     #[test]

@@ -50,9 +50,11 @@
 //! finder decides which key it names.
 
 use crate::dsse::{Envelope, Signature};
-use crate::tsa::asn1::{self, TAG_INTEGER, TAG_OID, TAG_SEQUENCE};
-use base64::Engine;
+use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use der::asn1::{AnyRef, BitStringRef, ObjectIdentifier, UintRef};
+use der::{Decode, Encode, EncodingRules, Header, Length, Reader, SliceReader, Tag, Tagged};
+use spki::{AlgorithmIdentifierRef, SubjectPublicKeyInfoRef};
 
 /// The media type of a Sigstore bundle v0.3.
 pub const BUNDLE_V03_MEDIA_TYPE: &str = "application/vnd.dev.sigstore.bundle.v0.3+json";
@@ -183,13 +185,20 @@ pub fn key_hint(spki_der: &[u8]) -> String {
     STANDARD.encode(sha2::Sha256::digest(spki_der))
 }
 
+/// id-Ed25519 (RFC 8410 §3).
+const ED25519: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.101.112");
+
 /// The DER SubjectPublicKeyInfo of an Ed25519 public key (RFC 8410).
 pub fn ed25519_spki_der(public: &[u8; 32]) -> Vec<u8> {
-    let mut out = vec![
-        0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00,
-    ];
-    out.extend_from_slice(public);
-    out
+    let spki = BitStringRef::from_bytes(public).map(|key| SubjectPublicKeyInfoRef {
+        algorithm: AlgorithmIdentifierRef {
+            oid: ED25519,
+            parameters: None,
+        },
+        subject_public_key: key,
+    });
+    // A 32-byte key always encodes.
+    spki.and_then(|spki| spki.to_der()).unwrap_or_default()
 }
 
 /// An Ed25519 public key as PEM (`-----BEGIN PUBLIC KEY-----`).
@@ -204,46 +213,90 @@ enum TimestampForm<'a> {
     Token,
 }
 
-fn m(part: &'static str) -> impl Fn(crate::tsa::TsaError) -> SigstoreError {
+fn m(part: &'static str) -> impl Fn(der::Error) -> SigstoreError {
     move |_| SigstoreError::TimestampMalformed { part }
+}
+
+/// A reader that also takes the BER forms (indefinite lengths) real TSAs
+/// send.
+fn ber_reader<'a>(bytes: &'a [u8], part: &'static str) -> Result<SliceReader<'a>, SigstoreError> {
+    SliceReader::new_with_encoding_rules(bytes, EncodingRules::Ber).map_err(m(part))
+}
+
+/// The next element: its tag and its content octets. `der` leaves the
+/// end-of-contents octets of an indefinite length in the content of an
+/// `AnyRef`; they are dropped here.
+fn next_element<'a>(r: &mut SliceReader<'a>) -> der::Result<(Tag, &'a [u8])> {
+    let raw = r.tlv_bytes()?;
+    let any = AnyRef::from_ber(raw)?;
+    let value = any.value();
+    let indefinite = matches!(raw, [t, 0x80, ..] if t & 0x1f != 0x1f);
+    let value = match value.strip_suffix(&[0, 0]) {
+        Some(v) if indefinite => v,
+        _ => value,
+    };
+    Ok((any.tag(), value))
+}
+
+/// The content of the next element, which must have `tag`.
+fn read_tagged<'a>(
+    r: &mut SliceReader<'a>,
+    tag: Tag,
+    part: &'static str,
+) -> Result<&'a [u8], SigstoreError> {
+    let (found, value) = next_element(r).map_err(m(part))?;
+    if found != tag {
+        return Err(SigstoreError::TimestampMalformed { part });
+    }
+    Ok(value)
 }
 
 fn classify(der: &[u8]) -> Result<TimestampForm<'_>, SigstoreError> {
     const PART: &str = "TimeStampResp";
-    let top = asn1::single(der, PART).map_err(m(PART))?;
-    if top.tag != TAG_SEQUENCE {
-        return Err(SigstoreError::TimestampMalformed { part: PART });
-    }
-    let mut r = top.reader();
-    match r.peek_tag() {
-        Some(TAG_SEQUENCE) => {
+    let mut outer = ber_reader(der, PART)?;
+    let top = read_tagged(&mut outer, Tag::Sequence, PART)?;
+    outer.finish().map_err(m(PART))?;
+    let mut r = ber_reader(top, PART)?;
+    match Tag::peek(&r).ok() {
+        Some(Tag::Sequence) => {
             // TimeStampResp ::= SEQUENCE { status PKIStatusInfo,
             //   timeStampToken TimeStampToken OPTIONAL } (RFC 3161 §2.4.2)
-            let status = r
-                .read_tag(TAG_SEQUENCE, "PKIStatusInfo")
-                .map_err(m("PKIStatusInfo"))?;
-            let mut sr = status.reader();
-            let value = sr
-                .read_tag(TAG_INTEGER, "PKIStatus")
-                .map_err(m("PKIStatus"))?;
-            let status = asn1::small_uint(&value, "PKIStatus").map_err(m("PKIStatus"))?;
+            let status = read_tagged(&mut r, Tag::Sequence, "PKIStatusInfo")?;
+            let mut sr = ber_reader(status, "PKIStatus")?;
+            let value: UintRef<'_> = sr.decode().map_err(m("PKIStatus"))?;
+            let status = match value.as_bytes() {
+                [] => 0,
+                b if b.len() <= 8 => b.iter().fold(0u64, |acc, b| (acc << 8) | u64::from(*b)),
+                _ => return Err(SigstoreError::TimestampMalformed { part: "PKIStatus" }),
+            };
             if status > 1 {
                 return Err(SigstoreError::TimestampNotGranted { status });
             }
-            if r.is_empty() {
+            if r.is_finished() {
                 return Err(SigstoreError::TimestampTokenMissing);
             }
-            let token = r
-                .read_tag(TAG_SEQUENCE, "TimeStampToken")
-                .map_err(m("TimeStampToken"))?;
-            r.finish(PART).map_err(m(PART))?;
-            Ok(TimestampForm::Response { token: token.raw })
+            const TOKEN: &str = "TimeStampToken";
+            if Tag::peek(&r).ok() != Some(Tag::Sequence) {
+                return Err(SigstoreError::TimestampMalformed { part: TOKEN });
+            }
+            let token = r.tlv_bytes().map_err(m(TOKEN))?;
+            r.finish().map_err(m(PART))?;
+            Ok(TimestampForm::Response { token })
         }
         // ContentInfo ::= SEQUENCE { contentType OID, [0] EXPLICIT content }
-        Some(TAG_OID) => Ok(TimestampForm::Token),
+        Some(Tag::ObjectIdentifier) => Ok(TimestampForm::Token),
         _ => Err(SigstoreError::TimestampMalformed { part: PART }),
     }
 }
+
+/// `PKIStatusInfo` (RFC 3161 §2.4.2) with only the status.
+#[derive(Clone, Copy, Debug, der::Sequence)]
+struct PkiStatusInfo {
+    status: u8,
+}
+
+/// PKIStatus `granted`.
+const GRANTED: PkiStatusInfo = PkiStatusInfo { status: 0 };
 
 /// The DER TimeStampResp to put in `signedTimestamp`: a granted
 /// TimeStampResp as given, or a bare TimeStampToken wrapped in a
@@ -253,8 +306,15 @@ pub fn timestamp_response(der: &[u8]) -> Result<Vec<u8>, SigstoreError> {
     match classify(der)? {
         TimestampForm::Response { .. } => Ok(der.to_vec()),
         TimestampForm::Token => {
-            let status = asn1::der_seq(&[&asn1::der(TAG_INTEGER, &[0])]);
-            Ok(asn1::der_seq(&[&status, der]))
+            // The token's own bytes are kept as given (BER included), so
+            // the SEQUENCE header is written around them.
+            const PART: &str = "TimeStampResp";
+            let status = GRANTED.to_der().map_err(m(PART))?;
+            let len = Length::try_from(status.len() + der.len()).map_err(m(PART))?;
+            let mut out = Header::new(Tag::Sequence, len).to_der().map_err(m(PART))?;
+            out.extend(status);
+            out.extend_from_slice(der);
+            Ok(out)
         }
     }
 }
@@ -405,18 +465,21 @@ pub fn trusted_root(
 
 /// The first value of attribute `oid` in a DER Name, as text.
 fn name_attr(name: &[u8], oid: &str) -> Option<String> {
-    let top = asn1::single(name, "Name").ok()?;
-    let mut rdns = top.reader();
-    while !rdns.is_empty() {
-        let rdn = rdns.read("RDN").ok()?;
-        let mut atvs = rdn.reader();
-        while !atvs.is_empty() {
-            let atv = atvs.read("AttributeTypeAndValue").ok()?;
-            let mut r = atv.reader();
-            let id = asn1::read_oid(&mut r, "AttributeType").ok()?;
-            let value = r.read("AttributeValue").ok()?;
-            if id == oid {
-                return std::str::from_utf8(value.value).ok().map(str::to_owned);
+    let want = ObjectIdentifier::new(oid).ok()?;
+    let top = AnyRef::from_ber(name).ok()?;
+    let mut rdns = SliceReader::new_with_encoding_rules(top.value(), EncodingRules::Ber).ok()?;
+    while !rdns.is_finished() {
+        let rdn: AnyRef<'_> = rdns.decode().ok()?;
+        let mut atvs =
+            SliceReader::new_with_encoding_rules(rdn.value(), EncodingRules::Ber).ok()?;
+        while !atvs.is_finished() {
+            let atv: AnyRef<'_> = atvs.decode().ok()?;
+            let mut r =
+                SliceReader::new_with_encoding_rules(atv.value(), EncodingRules::Ber).ok()?;
+            let id: ObjectIdentifier = r.decode().ok()?;
+            let value: AnyRef<'_> = r.decode().ok()?;
+            if id == want {
+                return std::str::from_utf8(value.value()).ok().map(str::to_owned);
             }
         }
     }
@@ -427,11 +490,27 @@ fn name_attr(name: &[u8], oid: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// ContentInfo { signedData OID, [0] { SEQUENCE {} } }: shape only.
+    #[derive(der::Sequence)]
+    struct FakeContentInfo {
+        content_type: ObjectIdentifier,
+        #[asn1(context_specific = "0", tag_mode = "EXPLICIT")]
+        content: Vec<der::asn1::Null>,
+    }
+
+    /// A TimeStampResp without a token.
+    #[derive(der::Sequence)]
+    struct StatusOnly {
+        status: PkiStatusInfo,
+    }
+
     fn fake_token() -> Vec<u8> {
-        // ContentInfo { signedData OID, [0] { SEQUENCE {} } }: shape only.
-        let oid = asn1::der_oid("1.2.840.113549.1.7.2").unwrap();
-        let content = asn1::der(0xa0, &asn1::der_seq(&[]));
-        asn1::der_seq(&[&oid, &content])
+        FakeContentInfo {
+            content_type: ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.2"),
+            content: Vec::new(),
+        }
+        .to_der()
+        .unwrap()
     }
 
     #[test]
@@ -446,12 +525,24 @@ mod tests {
         assert_eq!(timestamp_token(&resp).unwrap(), token);
         assert_eq!(timestamp_token(&token).unwrap(), token);
 
-        let rejected = asn1::der_seq(&[&asn1::der_seq(&[&asn1::der(TAG_INTEGER, &[2])])]);
+        assert_eq!(
+            token,
+            [
+                0x30, 0x0f, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02, 0xa0,
+                0x02, 0x30, 0x00
+            ]
+        );
+        let rejected = StatusOnly {
+            status: PkiStatusInfo { status: 2 },
+        }
+        .to_der()
+        .unwrap();
+        assert_eq!(rejected, [0x30, 0x05, 0x30, 0x03, 0x02, 0x01, 0x02]);
         assert_eq!(
             timestamp_response(&rejected),
             Err(SigstoreError::TimestampNotGranted { status: 2 })
         );
-        let empty = asn1::der_seq(&[&asn1::der_seq(&[&asn1::der(TAG_INTEGER, &[0])])]);
+        let empty = StatusOnly { status: GRANTED }.to_der().unwrap();
         assert_eq!(
             timestamp_response(&empty),
             Err(SigstoreError::TimestampTokenMissing)
@@ -468,6 +559,23 @@ mod tests {
         let mut trailing = resp.clone();
         trailing.push(0);
         assert!(timestamp_response(&trailing).is_err());
+    }
+
+    #[test]
+    fn ber_indefinite_lengths_are_kept_as_given() {
+        // ContentInfo with indefinite lengths, as some TSAs send it.
+        let mut token = vec![0x30, 0x80, 0x06, 0x09];
+        token.extend([0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02]);
+        token.extend([0xa0, 0x80, 0x30, 0x00, 0x00, 0x00, 0x00, 0x00]);
+        let mut resp = vec![0x30, 0x80, 0x30, 0x03, 0x02, 0x01, 0x00];
+        resp.extend(&token);
+        resp.extend([0x00, 0x00]);
+        assert_eq!(timestamp_response(&resp).unwrap(), resp);
+        assert_eq!(timestamp_token(&resp).unwrap(), token);
+        let wrapped = timestamp_response(&token).unwrap();
+        assert_eq!(&wrapped[..7], &[0x30, 0x1a, 0x30, 0x03, 0x02, 0x01, 0x00]);
+        assert_eq!(&wrapped[7..], &token[..]);
+        assert_eq!(timestamp_token(&wrapped).unwrap(), token);
     }
 
     #[test]

@@ -26,7 +26,6 @@
 //! Network code lives in [`client`] only; every verification function takes
 //! bytes.
 
-pub(crate) mod asn1; // TEMP until wt/keys lands
 pub(crate) mod cert;
 pub mod client;
 mod crypto;

@@ -24,9 +24,7 @@ use super::error::TsaError;
 use super::time::{Timestamp, parse_generalized_time};
 use super::{Limits, oid};
 use der::asn1::{AnyRef, BitStringRef, IntRef, ObjectIdentifier, OctetStringRef, Utf8StringRef};
-use der::{
-    Decode, DecodeValue, EncodeValue, FixedTag, Header, Length, Reader, Tag, Tagged, Writer,
-};
+use der::{Decode, DecodeValue, EncodeValue, FixedTag, Header, Length, Reader, Tag, Writer};
 
 /// PKIStatusInfo (RFC 3161 §2.4.2).
 #[derive(Clone, Debug)]
