@@ -107,12 +107,12 @@ pub enum TargetProblem {
     #[error("{}{problem}", file.as_ref().map(|f| format!("{f}: ")).unwrap_or_default())]
     Config {
         file: Option<String>,
-        problem: crate::drift::config::ConfigError,
+        problem: Box<crate::drift::config::ConfigError>,
     },
     #[error("mtree spec: {0}")]
-    Mtree(crate::drift::mtree::MtreeError),
+    Mtree(Box<crate::drift::mtree::MtreeError>),
     #[error("{0}")]
-    Mcp(crate::mcp::McpError),
+    Mcp(Box<crate::mcp::McpError>),
 }
 
 impl TargetProblem {

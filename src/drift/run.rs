@@ -66,7 +66,7 @@ fn target_err(target: &str, problem: TargetProblem) -> Error {
 }
 
 fn mcp_err(target: &str, e: &mcp::McpError) -> Error {
-    target_err(target, TargetProblem::Mcp(e.clone()))
+    target_err(target, TargetProblem::Mcp(Box::new(e.clone())))
 }
 
 /// `mcp:CONFIG.json#NAME`: a host config file's server entry.
@@ -263,7 +263,7 @@ pub fn take(
                     &target.name,
                     TargetProblem::Config {
                         file: (target.name != shown).then_some(shown),
-                        problem: e,
+                        problem: Box::new(e),
                     },
                 )
             })?;

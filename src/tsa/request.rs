@@ -280,8 +280,8 @@ mod tests {
         assert_eq!(
             hex(HashAlg::Sha512, &[0xab; 64], None, None, false),
             format!(
-                "30560201013051300d0609608648016503040203050004{}",
-                format!("40{}", "ab".repeat(64))
+                "30560201013051300d060960864801650304020305000440{}",
+                "ab".repeat(64)
             )
         );
         assert_eq!(
@@ -308,8 +308,8 @@ mod tests {
                 false
             ),
             format!(
-                "303c0201013031300d0609608648016503040201050004{}02047fff0001",
-                format!("20{}", "ff".repeat(32))
+                "303c0201013031300d060960864801650304020105000420{}02047fff0001",
+                "ff".repeat(32)
             )
         );
         // A nonce with its high bit set gets a sign octet; leading zeros go.

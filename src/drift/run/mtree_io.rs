@@ -69,7 +69,7 @@ pub fn import_mtree(
     let name = name_of(opts.target, opts.name)?;
     let rules = load_rules(opts.rules)?.unwrap_or_default();
     let mut entries = super::super::mtree::import(spec)
-        .map_err(|e| target_err(&name, TargetProblem::Mtree(e)))?;
+        .map_err(|e| target_err(&name, TargetProblem::Mtree(Box::new(e))))?;
     entries.retain(|e| rules.records(&e.path));
     let keys = signer_keys(key)?;
     let history = record::history_or_empty(opts.log, &keys)?;
