@@ -5,6 +5,9 @@
 #
 # usage: bench/tsa-verify.sh [N] [KEY]      N tokens (default 10000), KEY rsa|p256 (default rsa)
 # env:   VOUCH=path/to/vouch (default target/release/vouch; build it with cargo build --release)
+#        VOUCH_OLD=path/to/other/vouch  also time this binary on the same tokens, alternating
+#               (old, new, old, new, old, new) and print the new/old ratio of the best runs
+#               (a paired comparison, e.g. before and after a change)
 #        OPENSSL_SAMPLE=M   run the openssl loop over M tokens and scale to N (default: all N)
 #        WORK=dir           build the tokens in dir and keep it (default: a temporary folder)
 set -euo pipefail
@@ -75,6 +78,29 @@ t0=$(date +%s.%N)
 t1=$(date +%s.%N)
 vouch_s=$(echo "$t1 - $t0" | bc -l)
 vouch_user=$(cat vouch.user)
+
+if [ -n "${VOUCH_OLD:-}" ]; then
+  VOUCH_OLD=$(cd "$(dirname "$VOUCH_OLD")" && pwd)/$(basename "$VOUCH_OLD")
+  run_one() {  # prints wall seconds and user CPU seconds of one batch run of $1
+    local a b
+    a=$(date +%s.%N)
+    /usr/bin/time -f '%U' -o one.user "$1" tsa verify tok/t*.tsr --data data --tsa-ca root.pem --format json > one.json \
+      || { echo "$1 did not verify every token" >&2; return 1; }
+    b=$(date +%s.%N)
+    echo "$(echo "$b - $a" | bc -l) $(cat one.user)"
+  }
+  best_old=999999; best_new=999999; cpu_old=999999; cpu_new=999999
+  for round in 1 2 3; do
+    out=$(run_one "$VOUCH_OLD"); read -r w c <<< "$out"
+    printf 'paired %d old          %.3f s wall, %.2f s CPU\n' "$round" "$w" "$c"
+    best_old=$(echo "if ($w < $best_old) $w else $best_old" | bc -l); cpu_old=$(echo "if ($c < $cpu_old) $c else $cpu_old" | bc -l)
+    out=$(run_one "$VOUCH"); read -r w c <<< "$out"
+    printf 'paired %d new          %.3f s wall, %.2f s CPU\n' "$round" "$w" "$c"
+    best_new=$(echo "if ($w < $best_new) $w else $best_new" | bc -l); cpu_new=$(echo "if ($c < $cpu_new) $c else $cpu_new" | bc -l)
+  done
+  printf 'paired new/old         %.3f wall, %.3f CPU (best of 3 each)\n' \
+    "$(echo "$best_new / $best_old" | bc -l)" "$(echo "$cpu_new / $cpu_old" | bc -l)"
+fi
 
 t0=$(date +%s.%N)
 i=0
