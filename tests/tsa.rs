@@ -556,6 +556,49 @@ fn each_defect_is_rejected_with_its_reason_code() {
     let other_cert = f.decoy.info();
     let other_anchor = ["--tsa-ca", p(&f.other_root.cert_pem)];
     let cases: Vec<(&str, &Identity, Edit, &[&str], &str)> = vec![
+        // Found by the attack on the der/cms reader (issue 25): BER that the
+        // TSA key really signed, and DER violations inside TSTInfo.
+        (
+            "signed-attrs-ber-signed-as-ber",
+            &f.tsa_p256,
+            Box::new(|s| s.ber_signed_attrs = true),
+            &[],
+            "malformed_token",
+        ),
+        (
+            "tstinfo-ordering-false-encoded",
+            &f.tsa_p256,
+            Box::new(|s| s.ordering = Some(der(0x01, &[0x00]))),
+            &[],
+            "malformed_token",
+        ),
+        (
+            "tstinfo-extension-critical-false-encoded",
+            &f.tsa_p256,
+            Box::new(|s| {
+                s.tst_extensions = Some(seq(&[
+                    &oid("1.2.3.4.99"),
+                    &der(0x01, &[0x00]),
+                    &octets(&[0x05, 0x00]),
+                ]))
+            }),
+            &[],
+            "malformed_token",
+        ),
+        (
+            "accuracy-millis-zero",
+            &f.tsa_p256,
+            Box::new(|s| s.accuracy = Some(seq(&[&int(1), &der(0x80, &[0x00])]))),
+            &[],
+            "malformed_token",
+        ),
+        (
+            "ess-issuer-serial-two-names",
+            &f.tsa_p256,
+            Box::new(|s| s.ess_issuer_extra_name = true),
+            &[],
+            "ess_mismatch",
+        ),
         (
             "status-rejection",
             &f.tsa_p256,

@@ -187,14 +187,14 @@ impl Cert {
 
     /// The certificate's validity at `at`.
     pub fn check_validity(&self, at: Timestamp) -> Result<(), TsaError> {
-        if at.unix < self.not_before.unix {
+        if at < self.not_before {
             return Err(TsaError::CertNotYetValid {
                 subject: self.subject_text(),
                 not_before: self.not_before.to_rfc3339(),
                 at: at.to_rfc3339(),
             });
         }
-        if at.unix > self.not_after.unix {
+        if at > self.not_after {
             return Err(TsaError::CertExpired {
                 subject: self.subject_text(),
                 not_after: self.not_after.to_rfc3339(),

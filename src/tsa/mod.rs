@@ -49,6 +49,12 @@ pub use time::Timestamp;
 pub use token::Accuracy;
 pub use verify::{VerifiedTimestamp, verify_token};
 
+/// Whether `text` is a dotted OBJECT IDENTIFIER vouch can compare with a
+/// token's (`const-oid`'s rules: arcs of at most 32 bits).
+pub fn is_oid(text: &str) -> bool {
+    text.parse::<der::asn1::ObjectIdentifier>().is_ok()
+}
+
 /// The largest time-stamp response or token file read (the client's default
 /// limit for a response from a TSA).
 pub const MAX_TOKEN_BYTES: u64 = 1 << 20;

@@ -105,9 +105,13 @@ impl<'c> Search<'c, '_> {
             "certificate",
         )
         .map_err(|e| match e {
-            TsaError::BadSignature => TsaError::BadCertSignature {
-                subject: child.subject_text(),
-            },
+            // A candidate issuer (same name) whose key is of another kind
+            // than the signature did not sign it either.
+            TsaError::BadSignature | TsaError::AlgorithmMismatch { .. } => {
+                TsaError::BadCertSignature {
+                    subject: child.subject_text(),
+                }
+            }
             other => other,
         })?;
         self.trust.remember_valid(child, issuer, self.allow_sha1);

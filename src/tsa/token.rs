@@ -184,8 +184,8 @@ struct TstInfoAsn<'a> {
     gen_time: GenTime<'a>,
     #[asn1(optional = "true")]
     accuracy: Option<AccuracyAsn>,
-    #[asn1(optional = "true")]
-    ordering: Option<bool>,
+    #[asn1(default = "Default::default")]
+    ordering: bool,
     #[asn1(optional = "true")]
     nonce: Option<IntRef<'a>>,
     #[asn1(context_specific = "0", tag_mode = "EXPLICIT", optional = "true")]
@@ -587,6 +587,19 @@ fn signer_info(
                     limit: 64,
                 });
             }
+            // Signed as received, but only in the form the signer must
+            // have used, DER (RFC 5652 §5.4), except that the SET may be in
+            // the order received (real TSAs sign unsorted SETs): decoded
+            // under BER in received order and encoded again, the attributes
+            // must give back exactly the bytes received. BER (indefinite or
+            // long-form lengths) in the signed bytes is refused, as OpenSSL,
+            // which re-encodes, refuses it.
+            let again = der::Encode::to_der(attrs).map_err(malformed("signedAttrs"))?;
+            if again.get(1..) != raw.get(1..) {
+                return Err(TsaError::Malformed {
+                    part: "signedAttrs (not DER)",
+                });
+            }
             Some(SignedAttrs {
                 raw: raw.to_vec(),
                 attrs: attrs
@@ -612,6 +625,14 @@ fn signer_info(
 pub(crate) fn parse_tst_info(der: &[u8]) -> Result<TstInfo, TsaError> {
     const PART: &str = "TSTInfo";
     let t = TstInfoAsn::from_der(der).map_err(malformed(PART))?;
+    // DER also means no DEFAULT value encoded (`ordering FALSE`, an
+    // extension's `critical FALSE`): the decoded value encodes back to the
+    // very bytes received, or the TSTInfo is not DER.
+    if der::Encode::to_der(&t).ok().as_deref() != Some(der) {
+        return Err(TsaError::Malformed {
+            part: "TSTInfo (not DER)",
+        });
+    }
     let gen_time = parse_generalized_time(t.gen_time.0, "TSTInfo.genTime")?;
     let accuracy = match t.accuracy {
         Some(a) => {
@@ -620,7 +641,9 @@ pub(crate) fn parse_tst_info(der: &[u8]) -> Result<TstInfo, TsaError> {
                 millis: a.millis.unwrap_or(0),
                 micros: a.micros.unwrap_or(0),
             };
-            if acc.millis > 999 || acc.micros > 999 {
+            // millis and micros are INTEGER (1..999) when present.
+            let in_range = |v: Option<u64>| v.is_none_or(|v| (1..=999).contains(&v));
+            if !in_range(a.millis) || !in_range(a.micros) {
                 return Err(TsaError::Malformed { part: "accuracy" });
             }
             Some(acc)
@@ -647,7 +670,7 @@ pub(crate) fn parse_tst_info(der: &[u8]) -> Result<TstInfo, TsaError> {
         serial: t.serial_number.as_bytes().to_vec(),
         gen_time,
         accuracy,
-        ordering: t.ordering.unwrap_or(false),
+        ordering: t.ordering,
         nonce: t.nonce.map(|n| n.as_bytes().to_vec()),
         tsa: match t.tsa {
             Some(name) => Some(super::der_util::raw_der(&name)?),

@@ -360,10 +360,13 @@ fn ess_matches(id: &EssCertId, cert: &Cert, allow_sha1: bool) -> Result<(), Opti
     if let Some((names, serial)) = &id.issuer_serial {
         // The issuer must be given as a directoryName equal to the
         // certificate's issuer (RFC 5035 §4).
-        let named = names.iter().any(|n| {
-            der::asn1::AnyRef::from_der(n)
-                .is_ok_and(|t| t.tag() == ctx_tag(4) && t.value() == cert.issuer.as_slice())
-        });
+        // Exactly one name, the directoryName of the certificate's issuer
+        // (RFC 5035 §4; OpenSSL requires the same).
+        let named = match names.as_slice() {
+            [n] => der::asn1::AnyRef::from_der(n)
+                .is_ok_and(|t| t.tag() == ctx_tag(4) && t.value() == cert.issuer.as_slice()),
+            _ => false,
+        };
         if !named || *serial != cert.serial {
             return Err(None);
         }

@@ -736,6 +736,14 @@ pub struct TokenSpec {
     pub indefinite: bool,
     /// eContent as a BER constructed OCTET STRING in two chunks.
     pub chunked_content: bool,
+    /// TSTInfo.accuracy as these bytes (default: 1 s, 500 ms).
+    pub accuracy: Option<Vec<u8>>,
+    /// A TSTInfo.ordering element (after accuracy), e.g. an explicit FALSE.
+    pub ordering: Option<Vec<u8>>,
+    /// issuerSerial's GeneralNames: another directoryName before the issuer.
+    pub ess_issuer_extra_name: bool,
+    /// signedAttrs sent with an indefinite length and signed in that form.
+    pub ber_signed_attrs: bool,
 }
 
 impl TokenSpec {
@@ -779,6 +787,10 @@ impl TokenSpec {
             include_token: true,
             indefinite: false,
             chunked_content: false,
+            accuracy: None,
+            ordering: None,
+            ess_issuer_extra_name: false,
+            ber_signed_attrs: false,
         }
     }
 
@@ -797,8 +809,13 @@ impl TokenSpec {
             seq(&[&der(0x30, &alg), &octets(&imprint)]),
             der(0x02, &self.serial),
             der(0x18, self.gen_time.as_bytes()),
-            seq(&[&int(1), &der(0x80, &[0x01, 0xf4])]),
+            self.accuracy
+                .clone()
+                .unwrap_or_else(|| seq(&[&int(1), &der(0x80, &[0x01, 0xf4])])),
         ];
+        if let Some(o) = &self.ordering {
+            parts.push(o.clone());
+        }
         if let Some(n) = &self.nonce {
             parts.push(uint(n));
         }
@@ -839,7 +856,12 @@ impl TokenSpec {
                 .ess_issuer_serial
                 .clone()
                 .unwrap_or((ci.issuer, ci.serial));
-            seq(&[&seq(&[&der(0xa4, &iss)]), &ser])
+            if self.ess_issuer_extra_name {
+                let other = seq(&[&set(&[&seq(&[&oid("2.5.4.3"), &der(0x0c, b"Other")])])]);
+                seq(&[&seq(&[&der(0xa4, &other), &der(0xa4, &iss)]), &ser])
+            } else {
+                seq(&[&seq(&[&der(0xa4, &iss)]), &ser])
+            }
         };
         if matches!(self.ess, Ess::V1 | Ess::Both) {
             let mut ids = vec![seq(&[
@@ -882,7 +904,11 @@ impl TokenSpec {
             sorted.clone()
         };
         let signed_for = if self.sign_reencoded { &sorted } else { &sent };
-        let to_sign = der(0x31, &signed_for.concat());
+        let to_sign = if self.ber_signed_attrs {
+            ber_indefinite(0x31, &signed_for.concat())
+        } else {
+            der(0x31, &signed_for.concat())
+        };
         let mut signature = pki.sign(signer, self.digest, &to_sign, self.pss);
         if self.corrupt_signature {
             let n = signature.len() - 5;
@@ -927,7 +953,9 @@ impl TokenSpec {
             sid,
             digest_alg.clone(),
         ];
-        if self.signed_attrs {
+        if self.signed_attrs && self.ber_signed_attrs {
+            si_parts.push(ber_indefinite(0xa0, &sent.concat()));
+        } else if self.signed_attrs {
             si_parts.push(der(0xa0, &sent.concat()));
         }
         si_parts.push(sig_alg);

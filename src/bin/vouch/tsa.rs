@@ -192,6 +192,17 @@ fn verify_inputs(a: &VerifyArgs) -> Result<(Expected, TrustStore, VerifyOptions)
         allow_sha1: a.allow_sha1,
         ..VerifyOptions::default()
     };
+    // The policy is compared with the token's as dotted text; one that is
+    // not an OID could never match, so it is an argument error.
+    if let Some(p) = &a.policy
+        && !vouch::tsa::is_oid(p)
+    {
+        return Err(Error::InvalidArgument {
+            option: "--policy",
+            text: p.clone(),
+            expected: "a dotted OID, e.g. 1.2.3.4.1",
+        });
+    }
     let expected = Expected {
         imprint,
         nonce,
