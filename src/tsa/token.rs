@@ -2,8 +2,12 @@
 //! SignerInfo (RFC 5652 §3, §5), TSTInfo (RFC 3161 §2.4.2) and the ESS
 //! signing-certificate attributes (RFC 2634 §5.4, RFC 5035 §3).
 //!
-//! CMS is read with the `cms` crate, the RFC 3161 and ESS structures with
-//! local `der` types (no maintained crate on the der 0.8 line has them).
+//! CMS is read with the `cms` crate (ContentInfo, SignerInfo, the digest
+//! algorithms and EncapsulatedContentInfo; SignedData is a local `der` type
+//! over those, so that certificates are decoded once per distinct
+//! certificate rather than once per token), the RFC 3161 and ESS
+//! structures with local `der` types (no maintained crate on the der 0.8
+//! line has them).
 //! The response and its CMS structure are read under BER rules, because
 //! real TSAs send indefinite lengths and SETs out of DER order; under BER,
 //! `der` keeps a SET in the order received. TSTInfo, the ESS attributes and
@@ -239,6 +243,51 @@ impl FixedTag for GenTime<'_> {
     const TAG: Tag = Tag::GeneralizedTime;
 }
 
+// ----------------------------------------------------------- SignedData
+
+/// SignedData (RFC 5652 §5.1) with `cms`'s component types, except that the
+/// certificate and CRL sets are skipped here: each certificate is decoded
+/// (with `x509-cert`) from its received bytes once per distinct certificate
+/// by the trust store's cache, not once per token as `cms`'s SignedData
+/// would; the sets' elements are located and checked in
+/// [`received_bytes`].
+#[derive(der::Sequence)]
+struct SignedDataAsn {
+    version: cms::content_info::CmsVersion,
+    digest_algorithms: cms::signed_data::DigestAlgorithmIdentifiers,
+    encap_content_info: cms::signed_data::EncapsulatedContentInfo,
+    #[asn1(context_specific = "0", tag_mode = "IMPLICIT", optional = "true")]
+    certificates: Option<Skipped>,
+    #[asn1(context_specific = "1", tag_mode = "IMPLICIT", optional = "true")]
+    crls: Option<Skipped>,
+    signer_infos: cms::signed_data::SignerInfos,
+}
+
+/// A SET whose content is read elsewhere: decoding consumes it, encoding is
+/// refused (vouch never writes a SignedData).
+struct Skipped;
+
+impl<'a> DecodeValue<'a> for Skipped {
+    type Error = der::Error;
+    fn decode_value<R: Reader<'a>>(reader: &mut R, header: Header) -> der::Result<Self> {
+        reader.read_slice(header.length())?;
+        Ok(Skipped)
+    }
+}
+
+impl EncodeValue for Skipped {
+    fn value_len(&self) -> der::Result<Length> {
+        Err(der::ErrorKind::Failed.into())
+    }
+    fn encode_value(&self, _writer: &mut impl Writer) -> der::Result<()> {
+        Err(der::ErrorKind::Failed.into())
+    }
+}
+
+impl FixedTag for Skipped {
+    const TAG: Tag = Tag::Set;
+}
+
 // ------------------------------------------------------------ ESS types
 
 /// SigningCertificate ::= SEQUENCE { certs SEQUENCE OF ESSCertID,
@@ -417,6 +466,14 @@ fn received_bytes(sd_content: &[u8]) -> der::Result<ReceivedBytes<'_>> {
         && tag_of(f)? == ctx_tag(0)
     {
         certs = children(content(f)?)?;
+        // CertificateChoices: a certificate, or [0]..[3] (obsolete extended
+        // certificate, attribute certificates, other); nothing else.
+        for c in &certs {
+            let t = tag_of(c)?;
+            if t != Tag::Sequence && !(0..4).any(|n| t == ctx_tag(n)) {
+                return Err(t.value_error().into());
+            }
+        }
         i += 1;
     }
     if let Some(f) = fields.get(i)
@@ -479,19 +536,7 @@ fn parse_content_info(ci: &[u8], limits: &Limits) -> Result<SignedToken, TsaErro
             limit: 8,
         });
     }
-    let sd = match cms::signed_data::SignedData::from_ber(sd_tlv) {
-        Ok(sd) => sd,
-        Err(e) => {
-            // A certificate the X.509 reader refuses is named as such, as
-            // when it is decoded for the path (the more specific reason).
-            for c in &received.certs {
-                if tag_of(c).is_ok_and(|t| t == Tag::Sequence) {
-                    super::cert::Cert::from_der(c)?;
-                }
-            }
-            return Err(malformed(SD)(e));
-        }
-    };
+    let sd = SignedDataAsn::from_ber(sd_tlv).map_err(malformed(SD))?;
 
     if sd.digest_algorithms.len() > 16 {
         return Err(TsaError::LimitExceeded {
