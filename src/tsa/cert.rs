@@ -256,7 +256,7 @@ fn parse_extensions(list: &[x509_cert::ext::Extension]) -> Result<Extensions, Ts
         seen.push(id);
         let critical = e.critical;
         let val = e.extn_value.as_bytes();
-        match id.to_string().as_str() {
+        match oid::text(&id).as_str() {
             oid::EXT_BASIC_CONSTRAINTS => {
                 let bc: BasicConstraints = ext_value(val)?;
                 ext.basic_constraints = Some((bc.ca, bc.path_len_constraint.map(u64::from)));
@@ -292,7 +292,7 @@ fn parse_extensions(list: &[x509_cert::ext::Extension]) -> Result<Extensions, Ts
             | oid::EXT_AUTHORITY_INFO_ACCESS => {}
             _ => {
                 if critical {
-                    ext.unknown_critical.push(id.to_string());
+                    ext.unknown_critical.push(oid::text(&id));
                 }
             }
         }
@@ -324,7 +324,7 @@ pub(crate) fn name_text(raw: &[u8]) -> String {
     };
     let mut parts = Vec::new();
     for atv in name.iter() {
-        let id = atv.oid.to_string();
+        let id = oid::text(&atv.oid);
         let text = directory_string(&atv.value);
         let label = attr_label(&id).map(str::to_string).unwrap_or(id);
         parts.push(format!("{label}={}", printable(&text)));

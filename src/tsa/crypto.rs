@@ -111,7 +111,7 @@ impl AlgId {
             None => None,
         };
         Ok(AlgId {
-            oid: alg.oid.to_string(),
+            oid: oid::text(&alg.oid),
             params,
         })
     }
@@ -163,7 +163,7 @@ impl PublicKey {
                 let curve = alg.params.as_ref()?;
                 let curve: der::asn1::ObjectIdentifier =
                     der::asn1::ObjectIdentifier::from_der(curve).ok()?;
-                let curve = curve.to_string();
+                let curve = oid::text(&curve);
                 match curve.as_str() {
                     oid::P256 => p256::ecdsa::VerifyingKey::from_sec1_bytes(key_bits)
                         .ok()

@@ -41,3 +41,67 @@ pub(crate) const EXT_AUTHORITY_INFO_ACCESS: &str = "1.3.6.1.5.5.7.1.1";
 
 pub(crate) const KP_TIME_STAMPING: &str = "1.3.6.1.5.5.7.3.8";
 pub(crate) const ANY_EXTENDED_KEY_USAGE: &str = "2.5.29.37.0";
+
+macro_rules! known {
+    ($($o:expr),* $(,)?) => {
+        [$((der::asn1::ObjectIdentifier::new_unwrap($o), $o)),*]
+    };
+}
+
+/// Dotted text of the OIDs above (and of common name attributes), so that
+/// the OIDs every token carries are named without formatting their arcs.
+static KNOWN: &[(der::asn1::ObjectIdentifier, &str)] = &known![
+    SIGNED_DATA,
+    CT_TSTINFO,
+    ATTR_CONTENT_TYPE,
+    ATTR_MESSAGE_DIGEST,
+    ATTR_SIGNING_CERT,
+    ATTR_SIGNING_CERT_V2,
+    SHA1,
+    SHA256,
+    SHA384,
+    SHA512,
+    RSA_ENCRYPTION,
+    SHA1_WITH_RSA,
+    SHA256_WITH_RSA,
+    SHA384_WITH_RSA,
+    SHA512_WITH_RSA,
+    RSASSA_PSS,
+    MGF1,
+    EC_PUBLIC_KEY,
+    ECDSA_SHA1,
+    ECDSA_SHA256,
+    ECDSA_SHA384,
+    ECDSA_SHA512,
+    P256,
+    P384,
+    EXT_SUBJECT_KEY_ID,
+    EXT_KEY_USAGE,
+    EXT_SUBJECT_ALT_NAME,
+    EXT_ISSUER_ALT_NAME,
+    EXT_BASIC_CONSTRAINTS,
+    EXT_CRL_DP,
+    EXT_CERT_POLICIES,
+    EXT_AUTHORITY_KEY_ID,
+    EXT_EXTENDED_KEY_USAGE,
+    EXT_AUTHORITY_INFO_ACCESS,
+    KP_TIME_STAMPING,
+    ANY_EXTENDED_KEY_USAGE,
+    "2.5.4.3",
+    "2.5.4.6",
+    "2.5.4.7",
+    "2.5.4.8",
+    "2.5.4.10",
+    "2.5.4.11",
+    "2.5.4.5",
+    "2.5.4.97",
+    "1.2.840.113549.1.9.1",
+];
+
+/// An OID in dotted form.
+pub(crate) fn text(oid: &der::asn1::ObjectIdentifier) -> String {
+    match KNOWN.iter().find(|(k, _)| k == oid) {
+        Some((_, s)) => (*s).to_string(),
+        None => oid.to_string(),
+    }
+}

@@ -503,7 +503,7 @@ fn received_bytes(sd_content: &[u8]) -> der::Result<ReceivedBytes<'_>> {
 fn parse_content_info(ci: &[u8], limits: &Limits) -> Result<SignedToken, TsaError> {
     const SD: &str = "SignedData";
     let info = cms::content_info::ContentInfo::from_ber(ci).map_err(malformed("ContentInfo"))?;
-    let content_type = info.content_type.to_string();
+    let content_type = oid::text(&info.content_type);
     if content_type != oid::SIGNED_DATA {
         return Err(TsaError::NotSignedData { content_type });
     }
@@ -549,7 +549,7 @@ fn parse_content_info(ci: &[u8], limits: &Limits) -> Result<SignedToken, TsaErro
         .iter()
         .map(AlgId::from_spki)
         .collect::<Result<_, _>>()?;
-    let econtent_type = sd.encap_content_info.econtent_type.to_string();
+    let econtent_type = oid::text(&sd.encap_content_info.econtent_type);
     let econtent = match sd.encap_content_info.econtent {
         Some(_) => Some(econtent_octets(received.encap)?),
         None => None,
@@ -563,7 +563,13 @@ fn parse_content_info(ci: &[u8], limits: &Limits) -> Result<SignedToken, TsaErro
         .map(|c| c.to_vec())
         .collect();
     let mut signer_infos = Vec::new();
-    for (si, raw_attrs) in sd.signer_infos.0.iter().zip(received.signed_attrs) {
+    for (si, raw_attrs) in sd
+        .signer_infos
+        .0
+        .into_vec()
+        .into_iter()
+        .zip(received.signed_attrs)
+    {
         signer_infos.push(signer_info(si, raw_attrs)?);
     }
     Ok(SignedToken {
@@ -612,7 +618,7 @@ fn octet_string(tlv: &[u8], depth: usize) -> der::Result<Vec<u8>> {
 }
 
 fn signer_info(
-    si: &cms::signed_data::SignerInfo,
+    si: cms::signed_data::SignerInfo,
     raw_attrs: Option<&[u8]>,
 ) -> Result<SignerInfo, TsaError> {
     use cms::signed_data::SignerIdentifier;
@@ -624,7 +630,7 @@ fn signer_info(
         },
         SignerIdentifier::SubjectKeyIdentifier(ski) => Sid::SubjectKeyId(ski.0.as_bytes().to_vec()),
     };
-    let signed_attrs = match (&si.signed_attrs, raw_attrs) {
+    let signed_attrs = match (si.signed_attrs, raw_attrs) {
         (Some(attrs), Some(raw)) => {
             if attrs.len() > 64 {
                 return Err(TsaError::LimitExceeded {
@@ -639,7 +645,7 @@ fn signer_info(
             // must give back exactly the bytes received. BER (indefinite or
             // long-form lengths) in the signed bytes is refused, as OpenSSL,
             // which re-encodes, refuses it.
-            let again = der::Encode::to_der(attrs).map_err(malformed("signedAttrs"))?;
+            let again = der::Encode::to_der(&attrs).map_err(malformed("signedAttrs"))?;
             if again.get(1..) != raw.get(1..) {
                 return Err(TsaError::Malformed {
                     part: "signedAttrs (not DER)",
@@ -648,8 +654,9 @@ fn signer_info(
             Some(SignedAttrs {
                 raw: raw.to_vec(),
                 attrs: attrs
-                    .iter()
-                    .map(|a| (a.oid.to_string(), a.values.iter().cloned().collect()))
+                    .into_vec()
+                    .into_iter()
+                    .map(|a| (oid::text(&a.oid), a.values.into_vec()))
                     .collect(),
             })
         }
@@ -699,7 +706,7 @@ pub(crate) fn parse_tst_info(der: &[u8]) -> Result<TstInfo, TsaError> {
         .extensions
         .unwrap_or_default()
         .iter()
-        .map(|e| (e.extn_id.to_string(), e.critical))
+        .map(|e| (oid::text(&e.extn_id), e.critical))
         .collect();
     if extensions.len() > 32 {
         return Err(TsaError::LimitExceeded {
@@ -709,7 +716,7 @@ pub(crate) fn parse_tst_info(der: &[u8]) -> Result<TstInfo, TsaError> {
     }
     Ok(TstInfo {
         version: t.version,
-        policy: t.policy.to_string(),
+        policy: oid::text(&t.policy),
         imprint_alg: AlgId::from_spki(&t.message_imprint.hash_algorithm)?,
         imprint: t.message_imprint.hashed_message.as_bytes().to_vec(),
         serial: t.serial_number.as_bytes().to_vec(),
