@@ -227,10 +227,14 @@ fn ber_reader<'a>(bytes: &'a [u8], part: &'static str) -> Result<SliceReader<'a>
 /// end-of-contents octets of an indefinite length in the content of an
 /// `AnyRef`; they are dropped here.
 fn next_element<'a>(r: &mut SliceReader<'a>) -> der::Result<(Tag, &'a [u8])> {
-    let raw = r.tlv_bytes()?;
-    let any = AnyRef::from_ber(raw)?;
+    // Not `Reader::tlv_bytes`: for an indefinite length it counts the
+    // header as if the length were definite, and fails on any element of
+    // 128 bytes or more. Decoding the element consumes it whole.
+    let mut head = [0u8; 2];
+    r.peek_into(&mut head)?;
+    let any = AnyRef::decode(r)?;
     let value = any.value();
-    let indefinite = matches!(raw, [t, 0x80, ..] if t & 0x1f != 0x1f);
+    let indefinite = matches!(head, [t, 0x80] if t & 0x1f != 0x1f);
     let value = match value.strip_suffix(&[0, 0]) {
         Some(v) if indefinite => v,
         _ => value,
@@ -279,7 +283,13 @@ fn classify(der: &[u8]) -> Result<TimestampForm<'_>, SigstoreError> {
             if Tag::peek(&r).ok() != Some(Tag::Sequence) {
                 return Err(SigstoreError::TimestampMalformed { part: TOKEN });
             }
-            let token = r.tlv_bytes().map_err(m(TOKEN))?;
+            // By reader positions, not `tlv_bytes` (see `next_element`).
+            let start = usize::try_from(r.position()).map_err(m(TOKEN))?;
+            AnyRef::decode(&mut r).map_err(m(TOKEN))?;
+            let end = usize::try_from(r.position()).map_err(m(TOKEN))?;
+            let token = top
+                .get(start..end)
+                .ok_or(SigstoreError::TimestampMalformed { part: TOKEN })?;
             r.finish().map_err(m(PART))?;
             Ok(TimestampForm::Response { token })
         }
@@ -576,6 +586,22 @@ mod tests {
         assert_eq!(&wrapped[..7], &[0x30, 0x1a, 0x30, 0x03, 0x02, 0x01, 0x00]);
         assert_eq!(&wrapped[7..], &token[..]);
         assert_eq!(timestamp_token(&wrapped).unwrap(), token);
+    }
+
+    #[test]
+    fn ber_indefinite_elements_past_128_bytes_are_read() {
+        // As above, with 200 bytes inside the indefinite [0]: every real
+        // token is that long.
+        let mut token = vec![0x30, 0x80, 0x06, 0x09];
+        token.extend([0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02]);
+        token.extend([0xa0, 0x80, 0x30, 0x81, 0xc8]);
+        token.extend([0x05, 0x00].repeat(100));
+        token.extend([0x00, 0x00, 0x00, 0x00]);
+        let mut resp = vec![0x30, 0x80, 0x30, 0x03, 0x02, 0x01, 0x00];
+        resp.extend(&token);
+        resp.extend([0x00, 0x00]);
+        assert_eq!(timestamp_response(&resp).unwrap(), resp);
+        assert_eq!(timestamp_token(&resp).unwrap(), token);
     }
 
     #[test]
