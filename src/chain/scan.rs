@@ -15,8 +15,7 @@ use super::tail::{NextRecord, check_torn_tail};
 use super::trust::{self, Prechecked, TrustedKeys};
 use crate::merkle::{CompactRange, Hash, leaf_hash};
 use crate::note::checkpoint::Checkpoint;
-use std::fs::File;
-use std::os::unix::fs::FileExt;
+use super::source::ReadAt;
 
 /// How much of a file one read brings in.
 const READ_BLOCK: usize = 2 << 20;
@@ -116,7 +115,7 @@ pub(crate) struct ChunkScan {
 /// Scans the lines of `file` that start in `[start, end)`; `file_len` is the
 /// size taken when verification began (bytes appended later are ignored).
 pub(crate) fn scan_file_chunk(
-    file: &File,
+    file: &dyn ReadAt,
     start: u64,
     end: u64,
     file_len: u64,
@@ -138,7 +137,7 @@ pub struct Record<'a> {
 
 /// [`scan_file_chunk`], calling `visit` with every record that passes.
 pub(crate) fn scan_file_visit(
-    file: &File,
+    file: &dyn ReadAt,
     start: u64,
     end: u64,
     file_len: u64,
@@ -514,7 +513,7 @@ enum Line<'b> {
 /// Reads a file sequentially in large blocks with positioned reads, handing
 /// out complete lines without copying them.
 struct BlockReader<'f> {
-    file: &'f File,
+    file: &'f dyn ReadAt,
     progress: Option<&'f (dyn Fn(u64) + Sync)>,
     file_len: u64,
     buf: Vec<u8>,
@@ -527,7 +526,7 @@ struct BlockReader<'f> {
 }
 
 impl<'f> BlockReader<'f> {
-    fn new(file: &'f File, file_len: u64, progress: Option<&'f (dyn Fn(u64) + Sync)>) -> Self {
+    fn new(file: &'f dyn ReadAt, file_len: u64, progress: Option<&'f (dyn Fn(u64) + Sync)>) -> Self {
         BlockReader {
             file,
             progress,
@@ -576,7 +575,7 @@ impl<'f> BlockReader<'f> {
         }
         let mut got = 0;
         while got < room {
-            let n = self.file.read_at(
+            let n = self.file.pread(
                 &mut self.buf[self.filled + got..self.filled + room],
                 file_pos + got as u64,
             )?;

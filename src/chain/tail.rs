@@ -6,8 +6,7 @@
 
 use super::record;
 use crate::merkle::Hash;
-use std::fs::File;
-use std::os::unix::fs::FileExt;
+use super::source::ReadAt;
 
 pub(crate) enum LastLine {
     Complete(Vec<u8>),
@@ -17,10 +16,10 @@ pub(crate) enum LastLine {
 }
 
 /// The last line of a file of `len` bytes (which must be > 0).
-pub(crate) fn last_line(file: &File, len: u64) -> std::io::Result<LastLine> {
+pub(crate) fn last_line(file: &dyn ReadAt, len: u64) -> std::io::Result<LastLine> {
     let want = len.min(record::MAX_LINE_LEN as u64 + 2);
     let mut buf = vec![0u8; want as usize];
-    file.read_exact_at(&mut buf, len - want)?;
+    file.pread_exact(&mut buf, len - want)?;
     if buf.last() != Some(&b'\n') {
         let torn = buf
             .iter()
@@ -258,13 +257,13 @@ fn check_envelope(
 
 /// The complete line starting at byte `offset` of a file of `len` bytes
 /// (at most the line limit), without its newline.
-pub(crate) fn line_at(file: &File, offset: u64, len: u64) -> Option<Vec<u8>> {
+pub(crate) fn line_at(file: &dyn ReadAt, offset: u64, len: u64) -> Option<Vec<u8>> {
     if offset >= len {
         return None;
     }
     let want = (len - offset).min(record::MAX_LINE_LEN as u64 + 1);
     let mut buf = vec![0u8; want as usize];
-    file.read_exact_at(&mut buf, offset).ok()?;
+    file.pread_exact(&mut buf, offset).ok()?;
     let end = memchr::memchr(b'\n', &buf)?;
     buf.truncate(end);
     Some(buf)
