@@ -34,7 +34,7 @@ use crate::note::checkpoint::Checkpoint;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
-pub use super::files::{Found, collect_log_files};
+pub use super::files::{Found, collect_inputs, collect_log_files};
 pub use super::options::{
     AuditorCheckpoint, DEFAULT_CHUNK_BYTES, Progress, VerifyOptions, load_auditor_checkpoint,
 };
