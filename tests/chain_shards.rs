@@ -25,7 +25,11 @@ fn fleet(dir: &Path, n: usize) {
     let mut keys = Vec::new();
     for i in 0..n {
         let k = key(&format!("shard.example/{i}"));
-        let p = f.join(if i % 2 == 0 { format!("l{i}.jsonl") } else { format!("sub/l{i}.jsonl") });
+        let p = f.join(if i % 2 == 0 {
+            format!("l{i}.jsonl")
+        } else {
+            format!("sub/l{i}.jsonl")
+        });
         let body = json!({"i": i, "pad": "y".repeat(20 * (i % 7))});
         for _ in 0..(3 + (i * 5) % 11) {
             writer::append(&p, &k, &[("event", &body)]).unwrap();
@@ -49,15 +53,26 @@ fn fleet(dir: &Path, n: usize) {
     writer::checkpoint(&g, &gone, true).unwrap();
     let text = std::fs::read_to_string(&g).unwrap();
     let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
-    std::fs::write(dir.join("gone.checkpoint"), last["body"]["note"].as_str().unwrap()).unwrap();
+    std::fs::write(
+        dir.join("gone.checkpoint"),
+        last["body"]["note"].as_str().unwrap(),
+    )
+    .unwrap();
     std::fs::remove_file(&g).unwrap();
     keys.push(gone.verifier().to_text());
     std::fs::write(dir.join("keys.pub"), keys.join("\n") + "\n").unwrap();
 }
 
-const BASE: &[&str] = &["verify", "fleet", "--pub", "keys.pub", "--checkpoint", "gone.checkpoint"];
+const BASE: &[&str] = &[
+    "verify",
+    "fleet",
+    "--pub",
+    "keys.pub",
+    "--checkpoint",
+    "gone.checkpoint",
+];
 
-fn run_shards(dir: &Path, n: u32, extra: &[&str]) -> Vec<PathBuf> {
+fn run_shards(dir: &Path, n: u32, extra: &[&str], tag: &str) -> Vec<PathBuf> {
     (0..n)
         .map(|i| {
             let spec = format!("{i}/{n}");
@@ -66,7 +81,7 @@ fn run_shards(dir: &Path, n: u32, extra: &[&str]) -> Vec<PathBuf> {
             args.extend(extra);
             let out = vouch_at(&args, dir);
             assert!(code(&out) <= 1, "{}", stderr(&out));
-            let p = dir.join(format!("s{n}-{i}{}.json", extra.join("")));
+            let p = dir.join(format!("{tag}{n}-{i}.json"));
             std::fs::write(&p, &out.stdout).unwrap();
             p
         })
@@ -90,7 +105,7 @@ fn every_log_in_one_shard_and_the_merge_is_the_single_run() {
     let s = json_of(&single);
     let table = stdout(&vouch_at(BASE, d.path()));
     for n in [1u32, 2, 3, 5, 20] {
-        let reports = run_shards(d.path(), n, &[]);
+        let reports = run_shards(d.path(), n, &[], "s");
         // Each file in exactly one shard's rows; the missing log left to the merge.
         let mut seen = std::collections::HashMap::new();
         for p in &reports {
@@ -99,7 +114,10 @@ fn every_log_in_one_shard_and_the_merge_is_the_single_run() {
             for row in doc["logs"].as_array().unwrap() {
                 assert_ne!(row["reason"], "missing_log", "{row}");
                 for seg in row["segments"].as_array().unwrap() {
-                    assert!(seen.insert(seg.as_str().unwrap().to_owned(), p.clone()).is_none());
+                    assert!(
+                        seen.insert(seg.as_str().unwrap().to_owned(), p.clone())
+                            .is_none()
+                    );
                 }
                 if row["origin"] == "shard.example/3" {
                     assert_eq!(row["segments"].as_array().unwrap().len(), 2);
@@ -112,10 +130,22 @@ fn every_log_in_one_shard_and_the_merge_is_the_single_run() {
         let m = json_of(&merged);
         assert_eq!(m["logs"], s["logs"], "n={n}");
         assert_eq!(m["summary"], s["summary"]);
-        assert_eq!((&m["mode"], &m["authenticated"]), (&s["mode"], &s["authenticated"]));
+        assert_eq!(
+            (&m["mode"], &m["authenticated"]),
+            (&s["mode"], &s["authenticated"])
+        );
         assert_eq!(m["merged"]["shards"], n);
-        let reasons: Vec<&str> = m["logs"].as_array().unwrap().iter().filter_map(|l| l["reason"].as_str()).collect();
-        assert_eq!(reasons.iter().filter(|r| **r == "missing_log").count(), 1, "{reasons:?}");
+        let reasons: Vec<&str> = m["logs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|l| l["reason"].as_str())
+            .collect();
+        assert_eq!(
+            reasons.iter().filter(|r| **r == "missing_log").count(),
+            1,
+            "{reasons:?}"
+        );
         // The table is the single run's, and says it was merged.
         let t = stdout(&merge(d.path(), &reports, "table"));
         assert!(t.starts_with(&table), "{t}\n---\n{table}");
@@ -163,19 +193,33 @@ fn a_clean_fleet_merges_to_exit_0_and_shards_balance_by_bytes() {
 fn incomplete_or_inconsistent_shard_sets_are_refused() {
     let d = tempfile::tempdir().unwrap();
     fleet(d.path(), 8);
-    let three = run_shards(d.path(), 3, &[]);
-    let two = run_shards(d.path(), 2, &[]);
-    let strict = run_shards(d.path(), 3, &["--strict"]);
+    let three = run_shards(d.path(), 3, &[], "three");
+    let two = run_shards(d.path(), 2, &[], "two");
+    let strict = run_shards(d.path(), 3, &["--strict"], "strict");
     let refused = |reports: &[PathBuf], reason: &str| {
         let out = merge(d.path(), reports, "json");
         assert_eq!(code(&out), 2, "{reason}: {}", stdout(&out));
-        let e = stderr(&out);
+        let e = support::both(&out);
         assert!(e.contains(reason), "{reason}: {e}");
     };
     refused(&three[..2], "1 of 3 shards missing: 2");
-    refused(&[three[0].clone(), three[1].clone(), three[1].clone(), three[2].clone()], "given twice");
-    refused(&[three[0].clone(), three[1].clone(), two[1].clone()], "a shard of 2");
-    refused(&[three[0].clone(), three[1].clone(), strict[2].clone()], "other options or keys");
+    refused(
+        &[
+            three[0].clone(),
+            three[1].clone(),
+            three[1].clone(),
+            three[2].clone(),
+        ],
+        "given twice",
+    );
+    refused(
+        &[three[0].clone(), three[1].clone(), two[1].clone()],
+        "a shard of 2",
+    );
+    refused(
+        &[three[0].clone(), three[1].clone(), strict[2].clone()],
+        "other options or keys",
+    );
     // Another key set: other options.
     let k = key("shard.example/other");
     std::fs::write(d.path().join("other.pub"), k.verifier().to_text() + "\n").unwrap();
@@ -184,12 +228,23 @@ fn incomplete_or_inconsistent_shard_sets_are_refused() {
     let out = vouch_at(&args, d.path());
     let other = d.path().join("other-2.json");
     std::fs::write(&other, &out.stdout).unwrap();
-    refused(&[three[0].clone(), three[1].clone(), other], "other options or keys");
+    refused(
+        &[three[0].clone(), three[1].clone(), other],
+        "other options or keys",
+    );
     // A log added between the shard runs: another listing.
     let k = key("shard.example/late");
-    writer::append(&d.path().join("fleet/late.jsonl"), &k, &[("event", &json!({}))]).unwrap();
-    let late = run_shards(d.path(), 3, &[]);
-    refused(&[three[0].clone(), three[1].clone(), late[2].clone()], "another listing");
+    writer::append(
+        &d.path().join("fleet/late.jsonl"),
+        &k,
+        &[("event", &json!({}))],
+    )
+    .unwrap();
+    let late = run_shards(d.path(), 3, &[], "late");
+    refused(
+        &[three[0].clone(), three[1].clone(), late[2].clone()],
+        "another listing",
+    );
     // A report made without --shard.
     let mut args = BASE.to_vec();
     args.extend(["--format", "json"]);
@@ -198,15 +253,24 @@ fn incomplete_or_inconsistent_shard_sets_are_refused() {
     refused(&[plain.clone()], "not a shard report");
     // Not a report at all, and a report whose rows were edited to drop a log.
     std::fs::write(d.path().join("junk.json"), "{}").unwrap();
-    refused(&[d.path().join("junk.json")], "not a vouch verify JSON report");
+    refused(
+        &[d.path().join("junk.json")],
+        "not a vouch verify JSON report",
+    );
     let mut doc: Value = serde_json::from_slice(&std::fs::read(&late[0]).unwrap()).unwrap();
     doc["logs"].as_array_mut().unwrap().pop();
     let cut = d.path().join("cut.json");
     std::fs::write(&cut, doc.to_string()).unwrap();
-    refused(&[cut, late[1].clone(), late[2].clone()], "not the listing they saw");
+    refused(
+        &[cut, late[1].clone(), late[2].clone()],
+        "not the listing they saw",
+    );
     // --shard with --state, and a bad spec.
     for (args, reason) in [
-        (vec!["verify", "fleet", "--shard", "0/2", "--state", "s.json"], "cannot be used with"),
+        (
+            vec!["verify", "fleet", "--shard", "0/2", "--state", "s.json"],
+            "cannot be used with",
+        ),
         (vec!["verify", "fleet", "--shard", "2/2"], "expected I/N"),
     ] {
         let out = vouch_at(&args, d.path());

@@ -13,8 +13,8 @@
 use super::error::AnchorError;
 use super::record::S3Anchor;
 use super::{LockMode, S3Connection, S3LockOptions, dir};
-use crate::objstore::{client, remote, runtime};
 use crate::note::checkpoint::Checkpoint;
+use crate::objstore::{client, remote, runtime};
 use crate::{Error, Result};
 use aws_sdk_s3::Client;
 use aws_sdk_s3::config::http::HttpResponse;

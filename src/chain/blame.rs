@@ -26,11 +26,11 @@
 
 use super::record::{self, KIND_CHECKPOINT, KIND_KEY_ROTATION, MAX_LINE_LEN};
 use super::scan::parse_checkpoint_body;
+use super::source::{SeqReader, Source};
 use super::trust::{self, KeyState, Prechecked, TrustedKeys};
 use crate::merkle::{CompactRange, Hash, leaf_hash};
 use serde::Serialize;
 use std::io::{BufRead, BufReader, Read};
-use super::source::{SeqReader, Source};
 
 /// The record a signed checkpoint shows was changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]

@@ -117,9 +117,10 @@ fn collect_objects(remote: &[&PathBuf], s3: &S3Connection, found: &mut Found) ->
             }
         }
         if objects.len() == before {
-            found
-                .problems
-                .push((PathBuf::from(folder.to_string()), "no log objects under this prefix".to_owned()));
+            found.problems.push((
+                PathBuf::from(folder.to_string()),
+                "no log objects under this prefix".to_owned(),
+            ));
         }
     }
     found.files.extend(objects.into_values().map(|object| {

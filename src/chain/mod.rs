@@ -16,7 +16,6 @@
 //! - [`segments`]: which files make up a log (the one segment rule).
 
 mod blame;
-pub mod source;
 pub mod error;
 pub mod files;
 mod incremental;
@@ -31,6 +30,7 @@ pub mod report;
 mod scan;
 pub mod segments;
 pub mod shard;
+pub mod source;
 pub mod state;
 mod stitch;
 pub mod stream;

@@ -192,7 +192,10 @@ impl LogReport {
             reason: self.reason().map(str::to_owned),
             records: self.records,
             resumed_from: self.resumed_from,
-            root: self.verified.as_ref().map(|v| crate::hex::encode(&v.root())),
+            root: self
+                .verified
+                .as_ref()
+                .map(|v| crate::hex::encode(&v.root())),
             segments: self
                 .segments
                 .iter()

@@ -11,11 +11,11 @@
 
 use super::error::{ChainError, CheckpointProblem, RecordProblem};
 use super::record::{self, KIND_CHECKPOINT, KIND_KEY_ROTATION, MAX_LINE_LEN};
+use super::source::ReadAt;
 use super::tail::{NextRecord, check_torn_tail};
 use super::trust::{self, Prechecked, TrustedKeys};
 use crate::merkle::{CompactRange, Hash, leaf_hash};
 use crate::note::checkpoint::Checkpoint;
-use super::source::ReadAt;
 
 /// How much of a file one read brings in.
 const READ_BLOCK: usize = 2 << 20;
@@ -533,7 +533,11 @@ struct BlockReader<'f> {
 }
 
 impl<'f> BlockReader<'f> {
-    fn new(file: &'f dyn ReadAt, file_len: u64, progress: Option<&'f (dyn Fn(u64) + Sync)>) -> Self {
+    fn new(
+        file: &'f dyn ReadAt,
+        file_len: u64,
+        progress: Option<&'f (dyn Fn(u64) + Sync)>,
+    ) -> Self {
         BlockReader {
             file,
             progress,

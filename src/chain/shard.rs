@@ -31,11 +31,11 @@
 use super::files::Found;
 use super::missing::missing_log_row;
 use super::options::VerifyOptions;
-pub use super::report::{MergedFrom, ShardInfo};
 use super::report::{
     FleetReport, FleetSummary, LogReport, LogRow, VERIFY_FORMAT, VerifyMode, authenticated_of,
     exit_code_of, summarize,
 };
+pub use super::report::{MergedFrom, ShardInfo};
 use super::source::Source;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -150,11 +150,15 @@ impl std::str::FromStr for ShardSpec {
             text: text.to_owned(),
         };
         let (i, n) = text.split_once('/').ok_or_else(bad)?;
-        let digits = |s: &str| !s.is_empty() && s.len() <= 6 && s.bytes().all(|b| b.is_ascii_digit());
+        let digits =
+            |s: &str| !s.is_empty() && s.len() <= 6 && s.bytes().all(|b| b.is_ascii_digit());
         if !digits(i) || !digits(n) {
             return Err(bad());
         }
-        let (index, count) = (i.parse::<u32>().map_err(|_| bad())?, n.parse::<u32>().map_err(|_| bad())?);
+        let (index, count) = (
+            i.parse::<u32>().map_err(|_| bad())?,
+            n.parse::<u32>().map_err(|_| bad())?,
+        );
         if count == 0 || count > MAX_SHARDS || index >= count {
             return Err(bad());
         }
@@ -434,8 +438,7 @@ pub fn merge(reports: Vec<(PathBuf, ReportDocument)>) -> Result<Merged, ShardErr
                 expected: first.count,
             });
         }
-        if info.options != first.options || info.mode != first.mode || info.strict != first.strict
-        {
+        if info.options != first.options || info.mode != first.mode || info.strict != first.strict {
             return Err(ShardError::OptionsMismatch {
                 path: path.clone(),
                 first: first_path.clone(),
@@ -516,7 +519,9 @@ mod tests {
     fn specs() {
         let s: ShardSpec = "2/5".parse().unwrap();
         assert_eq!((s.index, s.count), (2, 5));
-        for bad in ["5/5", "0/0", "-1/3", "1", "a/3", "1/100001", "01/3x", "/3", "1/"] {
+        for bad in [
+            "5/5", "0/0", "-1/3", "1", "a/3", "1/100001", "01/3x", "/3", "1/",
+        ] {
             assert!(bad.parse::<ShardSpec>().is_err(), "{bad}");
         }
     }
@@ -555,7 +560,10 @@ mod tests {
     fn every_file_in_exactly_one_shard_and_balanced() {
         let sizes: Vec<(String, u64)> = (0..40)
             .map(|i| (format!("l{i}.jsonl"), 100 + (i * 37 % 13) * 50))
-            .chain([("l3.jsonl.1".to_owned(), 900), ("l3.jsonl-2".to_owned(), 10)])
+            .chain([
+                ("l3.jsonl.1".to_owned(), 900),
+                ("l3.jsonl-2".to_owned(), 10),
+            ])
             .collect();
         let refs: Vec<(&str, u64)> = sizes.iter().map(|(n, s)| (n.as_str(), *s)).collect();
         let (_d, found) = fleet(&refs);

@@ -5,8 +5,8 @@
 //! `torn_tail` rather than `trailing_data`).
 
 use super::record;
-use crate::merkle::Hash;
 use super::source::ReadAt;
+use crate::merkle::Hash;
 
 pub(crate) enum LastLine {
     Complete(Vec<u8>),

@@ -414,7 +414,6 @@ pub(super) fn auditor_pins(opts: &VerifyOptions) -> Vec<Pin<'_>> {
         .collect()
 }
 
-
 fn error_report(path: &Path, bytes: u64, message: String) -> LogReport {
     LogReport {
         path: path.to_path_buf(),

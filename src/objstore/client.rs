@@ -96,4 +96,3 @@ fn sources(e: &(dyn std::error::Error + 'static)) -> String {
         None => out,
     }
 }
-

@@ -93,7 +93,10 @@ mod tests {
     #[test]
     fn s3_urls() {
         let u = S3Url::parse("s3://logs-1/fleet/2026/").unwrap();
-        assert_eq!((u.bucket.as_str(), u.prefix.as_str()), ("logs-1", "fleet/2026/"));
+        assert_eq!(
+            (u.bucket.as_str(), u.prefix.as_str()),
+            ("logs-1", "fleet/2026/")
+        );
         assert_eq!(S3Url::parse("s3://logs").unwrap().prefix, "");
         assert_eq!(S3Url::parse("s3://logs/").unwrap().prefix, "");
         assert!(S3Url::parse("s3://").is_none());

@@ -147,20 +147,25 @@ impl ObjectStore {
         let target = format!("s3://{bucket}/{key}");
         self.requests.fetch_add(1, Ordering::Relaxed);
         self.rt.block_on(async {
-            match self.client.head_object().bucket(bucket).key(key).send().await {
+            match self
+                .client
+                .head_object()
+                .bucket(bucket)
+                .key(key)
+                .send()
+                .await
+            {
                 Ok(h) => Ok(Some(ListedObject {
                     bucket: bucket.to_owned(),
                     key: key.to_owned(),
-                    size: h.content_length().and_then(|n| u64::try_from(n).ok()).unwrap_or(0),
+                    size: h
+                        .content_length()
+                        .and_then(|n| u64::try_from(n).ok())
+                        .unwrap_or(0),
                     etag: h.e_tag().map(str::to_owned),
                 })),
                 Err(e) if matches!(e.code(), Some("NotFound" | "NoSuchKey" | "404")) => Ok(None),
-                Err(e)
-                    if e.raw_response()
-                        .is_some_and(|r| r.status().as_u16() == 404) =>
-                {
-                    Ok(None)
-                }
+                Err(e) if e.raw_response().is_some_and(|r| r.status().as_u16() == 404) => Ok(None),
                 Err(e) => Err(remote(&target, "HeadObject", e)),
             }
         })
@@ -217,6 +222,15 @@ impl ObjectStore {
                 }
                 buf[got..got + chunk.len()].copy_from_slice(&chunk);
                 got += chunk.len();
+            }
+            // The range lies inside the listed size: fewer bytes is an
+            // object shorter than listed (or a broken transfer), never the
+            // end of the log.
+            if got as u64 != want {
+                return Err(std::io::Error::other(format!(
+                    "{}: {got} bytes received of the {want} asked for at offset {offset} (the object is shorter than listed, or changed)",
+                    object.url()
+                )));
             }
             Ok::<usize, std::io::Error>(got)
         })?;

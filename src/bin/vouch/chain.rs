@@ -79,7 +79,7 @@ pub struct RepairArgs {
 
 #[derive(clap::Args)]
 #[command(
-    after_help = "Exit codes: 0 every log is valid, or partial (records after its last checkpoint), and authenticated by a key given with --pub for its origin; 1 a log is invalid, or unauthenticated (no key given for its origin: anyone could have written and signed it), or with --strict partial; 2 a log or an input could not be read. Without --pub every log is unauthenticated (exit 1) unless --chain-only says that the hash chain and tree are all you want checked."
+    after_help = "Exit codes: 0 every log is valid, or partial (records after its last checkpoint), and authenticated by a key given with --pub for its origin; 1 a log is invalid, or unauthenticated (no key given for its origin: anyone could have written and signed it), or with --strict partial; 2 a log or an input could not be read. Without --pub every log is unauthenticated (exit 1) unless --chain-only says that the hash chain and tree are all you want checked. A shard (--shard) exits for its own logs; --merge exits with the code one run over the whole fleet gives, or 2 when the reports are not all shards of one run."
 )]
 pub struct VerifyArgs {
     /// Log files or directories (every *.jsonl below them), or
@@ -412,7 +412,8 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
                 }
                 None => None,
             };
-            let found = verify::collect_inputs(&args.paths, &args.s3.connection().with_env_endpoint())?;
+            let found =
+                verify::collect_inputs(&args.paths, &args.s3.connection().with_env_endpoint())?;
             let bar = progress_bar(&found.files, args.format);
             let mut opts = chain::VerifyOptions {
                 trusted,
@@ -448,9 +449,9 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
             // Reading objects waits on the network more than on the CPU:
             // more workers than cores keep requests in flight.
             let threads = args.threads.or_else(|| {
-                found.transfer().map(|_| {
-                    std::thread::available_parallelism().map_or(4, |n| n.get()) * 8
-                })
+                found
+                    .transfer()
+                    .map(|_| std::thread::available_parallelism().map_or(4, |n| n.get()) * 8)
             });
             let (report, shard) = match threads {
                 Some(n) => rayon::ThreadPoolBuilder::new()
@@ -666,7 +667,9 @@ fn detail(log: &LogRow) -> String {
                 output::count(log.records.saturating_sub(log.covered), "record")
             )
         }
-        (LogStatus::Unauthenticated, _) if log.reason.as_deref() == Some("no_signed_checkpoint") => {
+        (LogStatus::Unauthenticated, _)
+            if log.reason.as_deref() == Some("no_signed_checkpoint") =>
+        {
             format!(
                 "no_signed_checkpoint: {}, none covered by a checkpoint signed by a trusted key",
                 output::count(log.records, "record")
@@ -689,11 +692,7 @@ fn fleet_table(rows: &[LogRow], s: FleetSummary, mode: VerifyMode) -> String {
     for log in rows {
         let name = match log.segments.len() {
             0 | 1 => log.path.clone(),
-            n => format!(
-                "{} (+{})",
-                log.path,
-                output::count(n as u64 - 1, "segment")
-            ),
+            n => format!("{} (+{})", log.path, output::count(n as u64 - 1, "segment")),
         };
         table.add_row(vec![
             Cell::new(name),
