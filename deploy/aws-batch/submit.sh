@@ -3,6 +3,8 @@
 # running `vouch verify SOURCE --shard I/N --format json`, then a merge job
 # that depends on the whole array and prints the fleet verdict.
 #
+# The image is deploy/Dockerfile's `batch` target (no ENTRYPOINT: Batch's
+# command is Docker's CMD), pushed to ECR; then, once:
 #   aws batch register-job-definition --cli-input-json file://deploy/aws-batch/job-definition.json
 #   deploy/aws-batch/submit.sh QUEUE s3://audit-logs/prod/ 16
 #
