@@ -4,7 +4,7 @@
 # that depends on the whole array and prints the fleet verdict.
 #
 # The image is deploy/Dockerfile's `batch` target (no ENTRYPOINT: Batch's
-# command is Docker's CMD), pushed to ECR; then, once:
+# command is Docker's CMD), pushed to ECR; register the definition once, then submit each run:
 #   aws batch register-job-definition --cli-input-json file://deploy/aws-batch/job-definition.json
 #   deploy/aws-batch/submit.sh QUEUE s3://audit-logs/prod/ 16
 #
