@@ -115,12 +115,22 @@ fn kubernetes_manifests_validate_against_the_schemas() {
     // mode), and a FailIndex rule without `status` on a pod condition,
     // which 1.29's schema requires.
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(repo_root().join("deploy/kubernetes/verify-job.yaml")).unwrap();
+    let text =
+        std::fs::read_to_string(repo_root().join("deploy/kubernetes/verify-job.yaml")).unwrap();
     let typo = dir.path().join("typo.yaml");
-    std::fs::write(&typo, text.replacen("backoffLimitPerIndex", "backoffLimitPerIndx", 1)).unwrap();
+    std::fs::write(
+        &typo,
+        text.replacen("\n  backoffLimitPerIndex:", "\n  backoffLimitPerIndx:", 1),
+    )
+    .unwrap();
+    assert!(text.contains("\n  backoffLimitPerIndex:"));
     let no_status = dir.path().join("no-status.yaml");
     assert!(text.contains("            status: \"True\"\n"));
-    std::fs::write(&no_status, text.replacen("            status: \"True\"\n", "", 1)).unwrap();
+    std::fs::write(
+        &no_status,
+        text.replacen("            status: \"True\"\n", "", 1),
+    )
+    .unwrap();
     assert_ne!(code(&kubernetes_validate(&[typo], "1.37.0")), 0);
     assert_ne!(code(&kubernetes_validate(&[no_status], "1.29.0")), 0);
 }
@@ -129,7 +139,9 @@ fn kubernetes_manifests_validate_against_the_schemas() {
 fn k8s(file: &str, kind: &str) -> Value {
     let docs = yaml_docs(&repo_root().join("deploy/kubernetes").join(file));
     let mut of_kind = docs.into_iter().filter(|d| d["kind"] == kind);
-    let doc = of_kind.next().unwrap_or_else(|| panic!("no {kind} in {file}"));
+    let doc = of_kind
+        .next()
+        .unwrap_or_else(|| panic!("no {kind} in {file}"));
     assert!(of_kind.next().is_none(), "two {kind} in {file}");
     doc
 }
@@ -147,9 +159,15 @@ fn kubernetes_verify_job_fails_an_index_on_exit_1_and_retries_exit_2() {
     // Every index runs to its verdict: a rejected shard must not stop the
     // others, or the merge would miss their reports.
     assert_eq!(spec["maxFailedIndexes"], n);
-    assert!(spec["backoffLimitPerIndex"].as_u64().unwrap() >= 1, "exit 2 is retried");
+    assert!(
+        spec["backoffLimitPerIndex"].as_u64().unwrap() >= 1,
+        "exit 2 is retried"
+    );
     let pod = &spec["template"]["spec"];
-    assert_eq!(pod["restartPolicy"], "Never", "podFailurePolicy requires Never");
+    assert_eq!(
+        pod["restartPolicy"], "Never",
+        "podFailurePolicy requires Never"
+    );
     let container = &pod["containers"][0];
     let name = container["name"].as_str().unwrap();
 
@@ -161,7 +179,9 @@ fn kubernetes_verify_job_fails_an_index_on_exit_1_and_retries_exit_2() {
             .iter()
             .find(|r| {
                 let e = &r["onExitCodes"];
-                let listed = e["values"].as_array().is_some_and(|v| v.contains(&json!(exit)));
+                let listed = e["values"]
+                    .as_array()
+                    .is_some_and(|v| v.contains(&json!(exit)));
                 let applies = e["containerName"].is_null() || e["containerName"] == name;
                 applies && (listed == (e["operator"] == "In")) && !e.is_null()
             })
@@ -177,7 +197,12 @@ fn kubernetes_verify_job_fails_an_index_on_exit_1_and_retries_exit_2() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| (e["name"].as_str().unwrap(), e["value"].as_str().unwrap_or("")))
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap(),
+                e["value"].as_str().unwrap_or(""),
+            )
+        })
         .collect();
     assert_eq!(env["VOUCH_SHARDS"], n.to_string());
     assert!(env["VOUCH_SOURCE"].starts_with("s3://"));
@@ -196,13 +221,19 @@ fn kubernetes_verify_job_fails_an_index_on_exit_1_and_retries_exit_2() {
     let pvc = k8s("reports-pvc.yaml", "PersistentVolumeClaim");
     assert_eq!(claim(pod), pvc["metadata"]["name"].as_str().unwrap());
     assert_eq!(claim(&merge["spec"]["template"]["spec"]), claim(pod));
-    assert!(pvc["spec"]["accessModes"].as_array().unwrap().contains(&json!("ReadWriteMany")));
+    assert!(
+        pvc["spec"]["accessModes"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("ReadWriteMany"))
+    );
 }
 
 // ------------------------------------------------------------ the wrappers, run
 
 /// A directory with a stand-in `vouch` that records its arguments, prints
-/// `{"stand_in": true}` and exits with `$FAKE_RC`.
+/// `{"stand_in": true}` and exits with `$FAKE_RC`: space-separated codes,
+/// the k-th for the k-th call (the last one for every call beyond).
 struct StandIn {
     dir: tempfile::TempDir,
 }
@@ -215,7 +246,14 @@ impl StandIn {
         let vouch = bin.join("vouch");
         std::fs::write(
             &vouch,
-            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> \"$FAKE_LOG\"\necho '{\"stand_in\": true}'\nexit \"$FAKE_RC\"\n",
+            "#!/bin/sh\n\
+             printf '%s\\n' \"$*\" >> \"$FAKE_LOG\"\n\
+             n=$(wc -l < \"$FAKE_LOG\")\n\
+             set -- $FAKE_RC\n\
+             [ \"$n\" -gt $# ] && n=$#\n\
+             eval \"rc=\\${$n}\"\n\
+             echo '{\"stand_in\": true}'\n\
+             exit \"$rc\"\n",
         )
         .unwrap();
         chmod_x(&vouch);
@@ -226,18 +264,24 @@ impl StandIn {
         self.dir.path().join(name)
     }
 
-    /// `sh -c SCRIPT` with the stand-in first on PATH and `env`.
-    fn sh(&self, script: &str, rc: i32, env: &[(&str, &str)]) -> Output {
+    /// `program` with the stand-in first on PATH, answering `rcs`.
+    fn command(&self, program: &str, rcs: &str) -> Command {
         let path = format!(
             "{}:{}",
             self.path("bin").display(),
             std::env::var("PATH").unwrap_or_default()
         );
-        let mut cmd = Command::new("sh");
-        cmd.args(["-c", script])
-            .env("PATH", path)
-            .env("FAKE_RC", rc.to_string())
+        let mut cmd = Command::new(program);
+        cmd.env("PATH", path)
+            .env("FAKE_RC", rcs)
             .env("FAKE_LOG", self.path("calls"));
+        cmd
+    }
+
+    /// `sh -c SCRIPT` with the stand-in exiting `rc` and `env`.
+    fn sh(&self, script: &str, rc: i32, env: &[(&str, &str)]) -> Output {
+        let mut cmd = self.command("sh", &rc.to_string());
+        cmd.args(["-c", script]);
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -281,12 +325,19 @@ fn check_shard_wrapper(script: &str, env: &[(&str, &str)], report: &str, expect:
         assert_eq!(code(&o), expect(rc), "vouch exit {rc}: {}", both(&o));
         let calls = s.calls();
         assert_eq!(calls.len(), 1, "{calls:?}");
-        assert!(calls[0].contains("--shard 2/4") && calls[0].contains("--format json"), "{calls:?}");
+        assert!(
+            calls[0].contains("--shard 2/4") && calls[0].contains("--format json"),
+            "{calls:?}"
+        );
         if rc <= 1 {
-            let kept: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+            let kept: Value =
+                serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
             assert_eq!(kept, json!({"stand_in": true}), "vouch exit {rc}");
         } else {
-            assert!(!out.exists(), "exit 2 must leave no report (a stale one stood in)");
+            assert!(
+                !out.exists(),
+                "exit 2 must leave no report (a stale one stood in)"
+            );
         }
     }
 }
@@ -313,7 +364,8 @@ fn kubernetes_shard_wrapper_keeps_the_report_and_the_exit_code() {
 }
 
 fn batch_definition() -> Value {
-    let text = std::fs::read_to_string(repo_root().join("deploy/aws-batch/job-definition.json")).unwrap();
+    let text =
+        std::fs::read_to_string(repo_root().join("deploy/aws-batch/job-definition.json")).unwrap();
     serde_json::from_str(&text).unwrap()
 }
 
@@ -328,7 +380,9 @@ fn batch_action(strategy: &Value, exit: i32) -> String {
         None => pat == s,
     };
     for e in strategy["evaluateOnExit"].as_array().unwrap() {
-        let code_ok = e["onExitCode"].as_str().is_none_or(|p| glob(p, &exit.to_string()));
+        let code_ok = e["onExitCode"]
+            .as_str()
+            .is_none_or(|p| glob(p, &exit.to_string()));
         for reason in ["onReason", "onStatusReason"] {
             if let Some(p) = e[reason].as_str() {
                 assert_eq!(p, "*", "reason patterns are not modelled by this test");
@@ -347,7 +401,11 @@ fn aws_batch_definition_exits_on_rejected_evidence_and_retries_the_rest() {
     assert_eq!(def["type"], "container");
     let strategy = &def["retryStrategy"];
     assert_eq!(strategy["attempts"], 3);
-    assert_eq!(batch_action(strategy, 1), "EXIT", "rejected evidence is final");
+    assert_eq!(
+        batch_action(strategy, 1),
+        "EXIT",
+        "rejected evidence is final"
+    );
     for exit in [2, 137, 143] {
         assert_eq!(batch_action(strategy, exit), "RETRY", "exit {exit}");
     }
@@ -412,7 +470,10 @@ fn aws_batch_submit_makes_an_array_and_a_dependent_merge() {
             .collect()
     };
     let arg = |c: &[String], flag: &str| -> String {
-        let i = c.iter().position(|a| a == flag).unwrap_or_else(|| panic!("no {flag} in {c:?}"));
+        let i = c
+            .iter()
+            .position(|a| a == flag)
+            .unwrap_or_else(|| panic!("no {flag} in {c:?}"));
         c[i + 1].clone()
     };
     assert!(!calls.join("2").exists(), "two submissions, no more");
@@ -427,7 +488,12 @@ fn aws_batch_submit_makes_an_array_and_a_dependent_merge() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|e| (e["name"].as_str().unwrap().to_owned(), e["value"].as_str().unwrap().to_owned()))
+            .map(|e| {
+                (
+                    e["name"].as_str().unwrap().to_owned(),
+                    e["value"].as_str().unwrap().to_owned(),
+                )
+            })
             .collect()
     };
     let env = env_of(&array);
@@ -438,7 +504,10 @@ fn aws_batch_submit_makes_an_array_and_a_dependent_merge() {
     // The merge command, run against the stand-in: it merges the run's
     // shard reports and passes the verdict on.
     let overrides: Value = serde_json::from_str(&arg(&merge, "--container-overrides")).unwrap();
-    assert_eq!(overrides["command"][..2], [json!("sh"), json!("-c")]);
+    assert_eq!(
+        overrides["command"].as_array().unwrap()[..2],
+        [json!("sh"), json!("-c")]
+    );
     let script = overrides["command"][2].as_str().unwrap();
     let reports = s.path("reports");
     let run_dir = reports.join(&env["VOUCH_RUN"]);
@@ -463,9 +532,120 @@ fn aws_batch_submit_makes_an_array_and_a_dependent_merge() {
         let fleet = run_dir.join("fleet.json");
         assert_eq!(fleet.exists(), rc <= 1, "vouch exit {rc}");
         if rc <= 1 {
-            let kept: Value = serde_json::from_str(&std::fs::read_to_string(&fleet).unwrap()).unwrap();
+            let kept: Value =
+                serde_json::from_str(&std::fs::read_to_string(&fleet).unwrap()).unwrap();
             assert_eq!(kept, json!({"stand_in": true}));
         }
+    }
+}
+
+#[test]
+fn slurm_task_retries_operational_errors_and_keeps_verdicts() {
+    // (vouch's exit code per attempt, the task's exit code, report kept,
+    // calls made); 3 attempts (the default).
+    let cases = [
+        ("0", 0, true, 1),
+        ("1", 1, true, 1),
+        ("2 1", 1, true, 2),
+        ("2 2 0", 0, true, 3),
+        ("2", 2, false, 3),
+        ("127", 2, false, 3), // not vouch's code: operational all the same
+    ];
+    let script = repo_root().join("deploy/slurm/verify-array.sh");
+    for (rcs, exit, kept, calls) in cases {
+        let s = StandIn::new();
+        let reports = s.path("reports");
+        std::fs::create_dir(&reports).unwrap();
+        std::fs::write(reports.join("shard-2.json"), "stale").unwrap();
+        let o = run(s
+            .command("bash", rcs)
+            .arg(&script)
+            .env("SLURM_ARRAY_TASK_ID", "2")
+            .env("SLURM_ARRAY_TASK_COUNT", "4")
+            .env("VOUCH_SOURCE", "s3://b/p/")
+            .env("VOUCH_PUB", "fleet.keys")
+            .env("VOUCH_REPORTS", &reports)
+            .env("VOUCH_RETRY_DELAY", "0"));
+        assert_eq!(code(&o), exit, "vouch exits {rcs}: {}", both(&o));
+        let made = s.calls();
+        assert_eq!(made.len(), calls, "vouch exits {rcs}: {made:?}");
+        assert_eq!(
+            made[0],
+            "verify s3://b/p/ --pub fleet.keys --shard 2/4 --format json"
+        );
+        let report = reports.join("shard-2.json");
+        assert_eq!(report.exists(), kept, "vouch exits {rcs}");
+        if kept {
+            assert_eq!(
+                std::fs::read_to_string(&report).unwrap().trim(),
+                "{\"stand_in\": true}"
+            );
+        }
+        // Without a verdict, vouch's last answer is kept under a name the
+        // merge does not read.
+        assert_eq!(reports.join("failed-shard-2.json").exists(), !kept);
+    }
+
+    // A resubmitted index alone (`--array=5`) has a task count of 1: the
+    // task refuses rather than verify shard 5 of 1; VOUCH_SHARDS fixes it.
+    let s = StandIn::new();
+    let run_task = |shards: Option<&str>| {
+        let mut cmd = s.command("bash", "0");
+        cmd.arg(&script)
+            .env("SLURM_ARRAY_TASK_ID", "5")
+            .env("SLURM_ARRAY_TASK_COUNT", "1")
+            .env("VOUCH_SOURCE", "s3://b/p/")
+            .env("VOUCH_PUB", "fleet.keys")
+            .env("VOUCH_REPORTS", s.path("reports"));
+        if let Some(n) = shards {
+            cmd.env("VOUCH_SHARDS", n);
+        }
+        run(&mut cmd)
+    };
+    assert_eq!(code(&run_task(None)), 2);
+    assert!(s.calls().is_empty());
+    assert_eq!(code(&run_task(Some("8"))), 0);
+    assert!(s.calls()[0].contains("--shard 5/8"), "{:?}", s.calls());
+}
+
+#[test]
+fn slurm_merge_reads_only_shard_reports_and_passes_the_verdict_on() {
+    let script = repo_root().join("deploy/slurm/merge.sh");
+    // No reports at all: no verdict, vouch not even asked.
+    let s = StandIn::new();
+    std::fs::create_dir(s.path("reports")).unwrap();
+    let merge = |s: &StandIn, rc: &str| {
+        run(s
+            .command("bash", rc)
+            .arg(&script)
+            .env("VOUCH_REPORTS", s.path("reports")))
+    };
+    assert_eq!(code(&merge(&s, "0")), 2);
+    assert!(s.calls().is_empty());
+
+    for rc in [0, 1, 2] {
+        let s = StandIn::new();
+        let reports = s.path("reports");
+        std::fs::create_dir(&reports).unwrap();
+        for name in [
+            "shard-0.json",
+            "shard-1.json",
+            "failed-shard-2.json",
+            "shard-2.json.tmp",
+        ] {
+            std::fs::write(reports.join(name), "{}").unwrap();
+        }
+        let o = merge(&s, &rc.to_string());
+        assert_eq!(code(&o), rc, "{}", both(&o));
+        let r = reports.display();
+        let calls = s.calls();
+        assert_eq!(
+            calls[0],
+            format!("verify --merge {r}/shard-0.json {r}/shard-1.json --format json")
+        );
+        // A verdict: fleet.json kept and the table printed (a second call).
+        assert_eq!(calls.len(), if rc <= 1 { 2 } else { 1 }, "{calls:?}");
+        assert_eq!(reports.join("fleet.json").exists(), rc <= 1);
     }
 }
 
@@ -495,10 +675,20 @@ fn slurm() -> Option<String> {
     let root = run(Command::new("id").arg("-u")).stdout == b"0\n";
     require(root, "the local Slurm cluster needs root").ok()?;
     let o = run(Command::new(&script).arg("start"));
-    require(code(&o) == 0, &format!("scripts/slurm-local.sh start failed: {}", both(&o))).ok()?;
+    require(
+        code(&o) == 0,
+        &format!("scripts/slurm-local.sh start failed: {}", both(&o)),
+    )
+    .ok()?;
     let o = run(Command::new(&script).arg("env"));
     assert_eq!(code(&o), 0, "{}", both(&o));
-    Some(stdout(&o).trim().strip_prefix("SLURM_CONF=").unwrap().to_owned())
+    Some(
+        stdout(&o)
+            .trim()
+            .strip_prefix("SLURM_CONF=")
+            .unwrap()
+            .to_owned(),
+    )
 }
 
 /// A log made through the CLI: `n` records, a checkpoint after each
@@ -527,11 +717,22 @@ fn append(log: &Path, key: &Path, from: usize, n: usize, every: usize) {
             .map(|i| format!("{{\"event\":\"deploy\",\"i\":{i}}}\n"))
             .collect();
         let o = vouch_in(
-            &["append", log.to_str().unwrap(), "--key", key.to_str().unwrap(), "-q"],
+            &[
+                "append",
+                log.to_str().unwrap(),
+                "--key",
+                key.to_str().unwrap(),
+                "-q",
+            ],
             lines.as_bytes(),
         );
         assert_eq!(code(&o), 0, "{}", both(&o));
-        let o = support::vouch(&["checkpoint", log.to_str().unwrap(), "--key", key.to_str().unwrap()]);
+        let o = support::vouch(&[
+            "checkpoint",
+            log.to_str().unwrap(),
+            "--key",
+            key.to_str().unwrap(),
+        ]);
         assert_eq!(code(&o), 0, "{}", both(&o));
         done += batch;
     }
@@ -560,7 +761,10 @@ fn make_fleet(dir: &Path) -> PathBuf {
     std::fs::write(&db, text.replacen("\"i\":2}", "\"i\":9}", 1)).unwrap();
     add_key(&db_key);
     let (cache, cache_key) = make_log(dir, "cache", 4, 4);
-    let mut f = std::fs::OpenOptions::new().append(true).open(&cache).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&cache)
+        .unwrap();
     std::io::Write::write_all(&mut f, b"{\"seq\":4,\"kind\":\"ev").unwrap();
     add_key(&cache_key);
     let file = dir.join("fleet.keys");
@@ -577,7 +781,10 @@ fn s3_env(moto: &Moto) -> Vec<(&'static str, String)> {
         ("AWS_REGION", "us-east-1".into()),
         ("AWS_EC2_METADATA_DISABLED", "true".into()),
         ("AWS_CONFIG_FILE", "/nonexistent/vouch-test".into()),
-        ("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/vouch-test".into()),
+        (
+            "AWS_SHARED_CREDENTIALS_FILE",
+            "/nonexistent/vouch-test".into(),
+        ),
         ("AWS_ENDPOINT_URL_S3", moto.endpoint.clone()),
     ]
 }
@@ -595,7 +802,9 @@ fn without_shard_fields(mut v: Value) -> Value {
 
 /// `scontrol show job` of an array: each task's index and exit status.
 fn task_exit_codes(conf: &str, job: &str) -> BTreeMap<u64, i32> {
-    let o = run(Command::new("scontrol").env("SLURM_CONF", conf).args(["-o", "show", "job", job]));
+    let o = run(Command::new("scontrol")
+        .env("SLURM_CONF", conf)
+        .args(["-o", "show", "job", job]));
     assert_eq!(code(&o), 0, "{}", both(&o));
     let field = |line: &str, name: &str| -> Option<String> {
         line.split_whitespace()
@@ -618,7 +827,9 @@ fn slurm_array_shards_merge_to_the_single_run_report() {
     let dir = tempfile::tempdir().unwrap();
     let keys = make_fleet(dir.path());
 
-    // The fleet under s3://audit/fleet/, and a log outside the prefix that
+    // The fleet directory as `aws s3 sync` would copy it (the logs, their
+    // segments and the writers' tree caches, `*.jsonl.vouch-tree`, which
+    // are no logs) to s3://audit/fleet/, and a log outside the prefix that
     // no report may mention.
     let script = format!(
         "import os\n\
@@ -629,14 +840,22 @@ fn slurm_array_shards_merge_to_the_single_run_report() {
          print(len(s3.list_objects_v2(Bucket='audit', Prefix='fleet/')['Contents']))",
         dir.path().join("fleet").display()
     );
-    assert_eq!(moto.py(&script), "6", "six objects: five logs, one with two segments");
+    let local = std::fs::read_dir(dir.path().join("fleet")).unwrap().count();
+    assert_eq!(moto.py(&script), local.to_string(), "every file uploaded");
     let source = "s3://audit/fleet/";
     let env = s3_env(&moto);
     let envs = || env.iter().map(|(k, v)| (*k, v.as_str()));
 
     // The single run: the reference.
     let single = run(Command::new(BIN)
-        .args(["verify", source, "--pub", keys.to_str().unwrap(), "--format", "json"])
+        .args([
+            "verify",
+            source,
+            "--pub",
+            keys.to_str().unwrap(),
+            "--format",
+            "json",
+        ])
         .envs(envs()));
     let single_code = code(&single);
     assert_eq!(single_code, 1, "db-1 was tampered with: {}", both(&single));
@@ -649,7 +868,10 @@ fn slurm_array_shards_merge_to_the_single_run_report() {
         .collect();
     assert_eq!(status["example.com/db-1"], "invalid", "{single:#}");
     assert_eq!(status["example.com/web-1"], "valid", "{single:#}");
-    let app = logs.iter().find(|l| l["origin"] == "example.com/app").unwrap();
+    let app = logs
+        .iter()
+        .find(|l| l["origin"] == "example.com/app")
+        .unwrap();
     assert_eq!(app["segments"].as_array().unwrap().len(), 2, "{app:#}");
     assert!(!single.to_string().contains("outside.jsonl"));
 
@@ -676,7 +898,12 @@ fn slurm_array_shards_merge_to_the_single_run_report() {
         deploy.join("verify-array.sh").to_str().unwrap(),
     ]);
     assert_eq!(code(&submitted), 0, "{}", both(&submitted));
-    let array = stdout(&submitted).trim().split(';').next().unwrap().to_owned();
+    let array = stdout(&submitted)
+        .trim()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
 
     // The merge runs after every task, whatever their exit codes
     // (afterany); --wait returns with the merge job's exit code.
@@ -689,12 +916,36 @@ fn slurm_array_shards_merge_to_the_single_run_report() {
         std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().path())
-            .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with(pattern))
-            .map(|p| format!("--- {}\n{}", p.display(), std::fs::read_to_string(&p).unwrap()))
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .starts_with(pattern)
+            })
+            .map(|p| {
+                format!(
+                    "--- {}\n{}",
+                    p.display(),
+                    std::fs::read_to_string(&p).unwrap()
+                )
+            })
             .collect()
     };
-    let outputs = || format!("{}{}", job_output("vouch-verify-"), job_output("vouch-merge-"));
-    assert_eq!(code(&merged), single_code, "merge exit: {}\n{}", both(&merged), outputs());
+    let outputs = || {
+        format!(
+            "{}{}",
+            job_output("vouch-verify-"),
+            job_output("vouch-merge-")
+        )
+    };
+    assert_eq!(
+        code(&merged),
+        single_code,
+        "merge exit: {}\n{}",
+        both(&merged),
+        outputs()
+    );
     let fleet: Value =
         serde_json::from_slice(&std::fs::read(reports.join("fleet.json")).unwrap()).unwrap();
     assert_eq!(
@@ -707,17 +958,28 @@ fn slurm_array_shards_merge_to_the_single_run_report() {
     // Every shard reported, each log in exactly one shard, and each task's
     // exit code (as Slurm recorded it) is its report's.
     let tasks = task_exit_codes(&conf, &array);
-    assert_eq!(tasks.keys().copied().collect::<Vec<_>>(), [0, 1, 2], "{tasks:?}");
+    assert_eq!(
+        tasks.keys().copied().collect::<Vec<_>>(),
+        [0, 1, 2],
+        "{tasks:?}"
+    );
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     for i in 0..3u64 {
-        let shard: Value =
-            serde_json::from_slice(&std::fs::read(reports.join(format!("shard-{i}.json"))).unwrap())
-                .unwrap();
+        let shard: Value = serde_json::from_slice(
+            &std::fs::read(reports.join(format!("shard-{i}.json"))).unwrap(),
+        )
+        .unwrap();
         assert_eq!(shard["shard"]["index"], i, "{shard:#}");
         assert_eq!(shard["shard"]["count"], 3, "{shard:#}");
-        assert_eq!(i64::from(tasks[&i]), shard["exit_code"].as_i64().unwrap(), "task {i}: {shard:#}");
+        assert_eq!(
+            i64::from(tasks[&i]),
+            shard["exit_code"].as_i64().unwrap(),
+            "task {i}: {shard:#}"
+        );
         for l in shard["logs"].as_array().unwrap() {
-            *seen.entry(l["path"].as_str().unwrap().to_owned()).or_default() += 1;
+            *seen
+                .entry(l["path"].as_str().unwrap().to_owned())
+                .or_default() += 1;
         }
     }
     let expected: BTreeMap<String, usize> = logs
