@@ -33,7 +33,8 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use support::{BIN, both, code, stderr, stdout, vouch_in};
+use std::time::Duration;
+use support::{BIN, both, code, stderr, stdout, vouch_in, wait_timeout};
 
 fn ci() -> bool {
     std::env::var("CI").as_deref() == Ok("true")
@@ -877,11 +878,21 @@ fn slurm_array_shards_merge_to_the_single_run_report() {
 
     // The array: three shards, each task's report in REPORTS.
     let reports = dir.path().join("reports");
-    let slurm_cmd = |args: &[&str]| -> Output {
-        run(Command::new("sbatch")
+    // sbatch with the jobs' environment: the same credentials, but the
+    // endpoint through the script's VOUCH_ENDPOINT (--endpoint), so both
+    // ways of naming it are used. A cluster that stops scheduling fails the
+    // test after `LIMIT` instead of hanging it (the jobs take seconds).
+    const LIMIT: Duration = Duration::from_secs(120);
+    let sbatch = |args: &[&str]| -> Output {
+        let child = Command::new("sbatch")
             .args(args)
             .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
             .envs(envs())
+            .env_remove("AWS_ENDPOINT_URL_S3")
+            .env("VOUCH_ENDPOINT", &moto.endpoint)
             .env("SLURM_CONF", &conf)
             .env("VOUCH", BIN)
             .env("VOUCH_SOURCE", source)
@@ -889,10 +900,20 @@ fn slurm_array_shards_merge_to_the_single_run_report() {
             .env("VOUCH_REPORTS", &reports)
             // An operational error should fail the test at once, not after
             // retries.
-            .env("VOUCH_ATTEMPTS", "1"))
+            .env("VOUCH_ATTEMPTS", "1")
+            .spawn()
+            .expect("run sbatch");
+        wait_timeout(child, LIMIT).unwrap_or_else(|o| {
+            let queue = run(Command::new("squeue").env("SLURM_CONF", &conf));
+            panic!(
+                "sbatch {args:?} took over {LIMIT:?}: {}\n{}",
+                both(&o),
+                both(&queue)
+            )
+        })
     };
     let deploy = repo_root().join("deploy/slurm");
-    let submitted = slurm_cmd(&[
+    let submitted = sbatch(&[
         "--parsable",
         "--array=0-2",
         deploy.join("verify-array.sh").to_str().unwrap(),
@@ -907,7 +928,7 @@ fn slurm_array_shards_merge_to_the_single_run_report() {
 
     // The merge runs after every task, whatever their exit codes
     // (afterany); --wait returns with the merge job's exit code.
-    let merged = slurm_cmd(&[
+    let merged = sbatch(&[
         "--wait",
         &format!("--dependency=afterany:{array}"),
         deploy.join("merge.sh").to_str().unwrap(),
