@@ -20,6 +20,11 @@
 #                  k-th retry after k * VOUCH_RETRY_DELAY seconds (default 30)
 #   VOUCH          the vouch binary, default `vouch` from PATH
 #
+# vouch verifies on every CPU the task is given: ask for what one shard
+# should use with `sbatch --cpus-per-task=C` (or --exclusive for whole
+# nodes); no default here, since a request larger than any node stays
+# pending for ever.
+#
 # Exit codes, which the merge and `sacct` see: 0 every log of the shard
 # verified, 1 evidence rejected, 2 an operational error. Slurm retries
 # nothing by exit code (`--requeue` only covers node failure and
@@ -28,7 +33,6 @@
 # that exits 1 has still written its complete report, which the merge needs.
 #SBATCH --job-name=vouch-verify
 #SBATCH --array=0-15
-#SBATCH --cpus-per-task=4
 #SBATCH --output=vouch-verify-%A_%a.out
 set -uo pipefail
 
