@@ -396,9 +396,40 @@ fn batch_action(strategy: &Value, exit: i32) -> String {
     "RETRY".to_owned()
 }
 
+/// Validates `params` against the input of AWS Batch's `operation` as
+/// botocore's service model describes it (boto3 is in `.venv` with moto):
+/// unknown or misspelled fields, wrong types and missing required ones are
+/// errors. `Err` holds botocore's report.
+fn batch_api_check(operation: &str, params: &Value) -> Result<(), String> {
+    let o = run(Command::new(venv("python")).args([
+        "-c",
+        "import botocore.session, json, sys\n\
+         from botocore.validate import ParamValidator\n\
+         m = botocore.session.get_session().get_service_model('batch')\n\
+         r = ParamValidator().validate(json.loads(sys.argv[2]), m.operation_model(sys.argv[1]).input_shape)\n\
+         print(r.generate_report())\n\
+         sys.exit(1 if r.has_errors() else 0)",
+        operation,
+        &params.to_string(),
+    ]));
+    match code(&o) {
+        0 => Ok(()),
+        1 => Err(stdout(&o)),
+        _ => panic!("botocore: {}", both(&o)),
+    }
+}
+
 #[test]
 fn aws_batch_definition_exits_on_rejected_evidence_and_retries_the_rest() {
     let def = batch_definition();
+    if require(venv("python").exists(), ".venv is missing").is_ok() {
+        batch_api_check("RegisterJobDefinition", &def).unwrap();
+        // The check can fail: Batch spells it readonlyRootFilesystem, and
+        // has no entryPoint at all.
+        let mut wrong = def.clone();
+        wrong["containerProperties"]["entryPoint"] = json!(["sh"]);
+        assert!(batch_api_check("RegisterJobDefinition", &wrong).is_err());
+    }
     assert_eq!(def["type"], "container");
     let strategy = &def["retryStrategy"];
     assert_eq!(strategy["attempts"], 3);
@@ -497,6 +528,27 @@ fn aws_batch_submit_makes_an_array_and_a_dependent_merge() {
             })
             .collect()
     };
+    // Both submissions as the API receives them (the CLI's shorthand
+    // `size=3` and `jobId=...` expanded), against botocore's model.
+    if require(venv("python").exists(), ".venv is missing").is_ok() {
+        for c in [&array, &merge] {
+            let mut params = json!({
+                "jobName": arg(c, "--job-name"),
+                "jobQueue": arg(c, "--job-queue"),
+                "jobDefinition": arg(c, "--job-definition"),
+                "containerOverrides": serde_json::from_str::<Value>(&arg(c, "--container-overrides")).unwrap(),
+            });
+            if let Some(size) = c.iter().position(|a| a == "--array-properties") {
+                let n: u64 = c[size + 1].strip_prefix("size=").unwrap().parse().unwrap();
+                params["arrayProperties"] = json!({"size": n});
+            }
+            if let Some(dep) = c.iter().position(|a| a == "--depends-on") {
+                let id = c[dep + 1].strip_prefix("jobId=").unwrap();
+                params["dependsOn"] = json!([{"jobId": id}]);
+            }
+            batch_api_check("SubmitJob", &params).unwrap();
+        }
+    }
     let env = env_of(&array);
     assert_eq!(env["VOUCH_SHARDS"], "3");
     assert_eq!(env["VOUCH_SOURCE"], "s3://audit-logs/prod/");
