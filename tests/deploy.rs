@@ -842,12 +842,13 @@ fn s3_env(moto: &Moto) -> Vec<(&'static str, String)> {
     ]
 }
 
-/// Fields only a shard report has: the shard itself. Everything else must
-/// be exactly what a single run prints.
-const SHARD_ONLY: [&str; 1] = ["shard"];
+/// Fields only sharding adds at the top of a report: `shard` (a shard's
+/// report) and `merged` (what a merged report was merged from). Everything
+/// else must be exactly what a single run prints.
+const SHARDING_ONLY: [&str; 2] = ["shard", "merged"];
 
 fn without_shard_fields(mut v: Value) -> Value {
-    for k in SHARD_ONLY {
+    for k in SHARDING_ONLY {
         v.as_object_mut().unwrap().remove(k);
     }
     v
@@ -1021,6 +1022,7 @@ fn slurm_array_shards_merge_to_the_single_run_report() {
     );
     let fleet: Value =
         serde_json::from_slice(&std::fs::read(reports.join("fleet.json")).unwrap()).unwrap();
+    assert_eq!(fleet["merged"]["shards"], 3, "{fleet:#}");
     assert_eq!(
         without_shard_fields(fleet.clone()),
         without_shard_fields(single.clone()),
@@ -1044,6 +1046,11 @@ fn slurm_array_shards_merge_to_the_single_run_report() {
         .unwrap();
         assert_eq!(shard["shard"]["index"], i, "{shard:#}");
         assert_eq!(shard["shard"]["count"], 3, "{shard:#}");
+        // Every shard saw the same listing, and the merge says so.
+        assert_eq!(
+            shard["shard"]["listing"], fleet["merged"]["listing"],
+            "{shard:#}"
+        );
         assert_eq!(
             i64::from(tasks[&i]),
             shard["exit_code"].as_i64().unwrap(),
