@@ -191,6 +191,9 @@ pub enum Error {
     /// Evidence was examined and rejected by the chain verifier.
     #[error(transparent)]
     Chain(#[from] crate::chain::ChainError),
+    /// Shards could not be run or merged (`verify --shard`, `--merge`).
+    #[error(transparent)]
+    Shard(#[from] crate::chain::shard::ShardError),
     /// An inclusion proof was examined and rejected.
     #[error(transparent)]
     Proof(#[from] crate::chain::ProofError),
@@ -278,6 +281,7 @@ impl Error {
             | Error::ReservedKind { .. }
             | Error::Body { .. }
             | Error::Remote { .. }
+            | Error::Shard(_)
             | Error::AnchorTarget { .. }
             | Error::DriftTarget { .. }
             | Error::Enforce(_)
@@ -319,6 +323,7 @@ impl Error {
             Error::Body { problem, .. } => problem.code(),
             Error::NotATornRecord { .. } => "not_a_torn_record",
             Error::Chain(e) => e.code(),
+            Error::Shard(e) => e.code(),
             Error::Proof(e) => e.code(),
             Error::Remote { .. } => "remote_error",
             Error::AnchorTarget { problem, .. } => problem.code(),

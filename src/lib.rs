@@ -19,6 +19,7 @@ pub mod json;
 pub mod mcp;
 pub mod merkle;
 pub mod note;
+pub mod objstore;
 pub(crate) mod pem;
 pub mod receipt;
 pub mod redact;

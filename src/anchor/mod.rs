@@ -179,14 +179,7 @@ impl LockMode {
     }
 }
 
-/// Connection settings for S3-compatible targets.
-#[derive(Debug, Clone, Default)]
-pub struct S3Connection {
-    /// Endpoint URL (e.g. a local S3-compatible server); None for AWS.
-    pub endpoint: Option<String>,
-    /// Region; None to take it from the AWS environment/profile, else us-east-1.
-    pub region: Option<String>,
-}
+pub use crate::objstore::S3Connection;
 
 /// How to lock S3 anchors.
 #[derive(Debug, Clone)]

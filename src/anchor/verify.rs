@@ -318,7 +318,12 @@ pub fn verify_anchors(paths: &[PathBuf], opts: &mut VerifyAnchorsOptions) -> Res
     let online = Online::new(opts.targets.clone());
     let mut indexes: DirIndexes = BTreeMap::new();
     let mut logs = Vec::new();
-    for path in live_paths(&found.files) {
+    let files: Vec<PathBuf> = found
+        .files
+        .iter()
+        .filter_map(|s| s.local_path().map(Path::to_path_buf))
+        .collect();
+    for path in live_paths(&files) {
         logs.push(verify_log(&path, opts, &online, &mut indexes)?);
     }
     // A directory names a fleet: every origin anchored at an auditor

@@ -30,10 +30,11 @@ use super::trust::{self, KeyState, Prechecked, TrustedKeys};
 use crate::merkle::{CompactRange, Hash, leaf_hash};
 use serde::Serialize;
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use super::source::{SeqReader, Source};
 
 /// The record a signed checkpoint shows was changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Changed {
     /// The seq of the record whose content is not what was signed.
     pub seq: u64,
@@ -49,15 +50,15 @@ type Head = (u64, Hash);
 /// `auditor` are the auditor's checkpoints of this log, not yet judged:
 /// each counts only if the trust rule admits it at its place in the log.
 pub(super) fn changed_record(
-    segments: &[&Path],
+    segments: &[&Source],
     seq: u64,
     found: Hash,
     trusted: &TrustedKeys,
     auditor: &[&Prechecked],
 ) -> Option<Changed> {
     let mut readers = Vec::new();
-    for path in segments {
-        let file = std::fs::File::open(path).ok()?;
+    for source in segments {
+        let file = SeqReader::new(source.open().ok()?, 0);
         readers.push(BufReader::with_capacity(1 << 20, file));
     }
     search(readers, seq, found, trusted, auditor)

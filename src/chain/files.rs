@@ -10,8 +10,15 @@
 //! (an `error` row), never skipped silently, and the walk goes on. One file
 //! reached by several names (symlinks, hard links) is verified once, under
 //! the first name in sorted order.
+//!
+//! `s3://BUCKET/PREFIX` names the objects of a bucket (docs/FORMAT.md §21):
+//! a prefix is listed like a directory is walked, with the same naming
+//! rule; a location that is exactly one object's key names that object, as
+//! a path names a file.
 
 use super::segments::is_log_name;
+use super::source::Source;
+use crate::objstore::S3Connection;
 use crate::{Error, Result};
 use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
@@ -20,10 +27,111 @@ use std::path::{Path, PathBuf};
 /// Files found, and paths that could not be looked at.
 #[derive(Debug, Clone, Default)]
 pub struct Found {
-    /// Regular files, sorted, each file once.
-    pub files: Vec<PathBuf>,
+    /// Regular files (sorted, each file once), then objects (sorted by
+    /// location).
+    pub files: Vec<Source>,
     /// Paths that could not be examined, with why; reported per path.
     pub problems: Vec<(PathBuf, String)>,
+    /// The store objects are read from, when an input was an `s3://`
+    /// location.
+    #[cfg(feature = "s3")]
+    pub store: Option<std::sync::Arc<crate::objstore::ObjectStore>>,
+}
+
+impl Found {
+    /// What was read from object stores so far.
+    pub fn transfer(&self) -> Option<crate::objstore::Transfer> {
+        #[cfg(feature = "s3")]
+        if let Some(store) = &self.store {
+            return Some(store.transfer());
+        }
+        None
+    }
+}
+
+/// Finds the log files named by `paths` ([`collect_log_files`]), and the
+/// objects named by `s3://` locations among them, listed through `s3` (an
+/// empty prefix is a problem of its own: an `error` row, never a clean
+/// pass). A missing bucket or a denied listing fails the run, as a missing
+/// path does.
+pub fn collect_inputs(paths: &[PathBuf], s3: &S3Connection) -> Result<Found> {
+    let (remote, local): (Vec<&PathBuf>, Vec<&PathBuf>) = paths
+        .iter()
+        .partition(|p| p.to_str().is_some_and(crate::objstore::S3Url::is_s3));
+    let local: Vec<PathBuf> = local.into_iter().cloned().collect();
+    let mut found = if local.is_empty() {
+        Found::default()
+    } else {
+        collect_log_files(&local)?
+    };
+    if remote.is_empty() {
+        return Ok(found);
+    }
+    collect_objects(&remote, s3, &mut found)?;
+    Ok(found)
+}
+
+#[cfg(not(feature = "s3"))]
+fn collect_objects(_: &[&PathBuf], _: &S3Connection, _: &mut Found) -> Result<()> {
+    Err(Error::FeatureDisabled {
+        feature: "s3",
+        needed_for: "verifying s3:// locations",
+    })
+}
+
+#[cfg(feature = "s3")]
+fn collect_objects(remote: &[&PathBuf], s3: &S3Connection, found: &mut Found) -> Result<()> {
+    use crate::objstore::{ObjectStore, S3Url};
+    use std::sync::Arc;
+    let store = Arc::new(ObjectStore::connect(s3)?);
+    let mut objects = std::collections::BTreeMap::new();
+    for path in remote {
+        let text = path.to_str().unwrap_or_default();
+        let url = S3Url::parse(text).ok_or_else(|| Error::InvalidArgument {
+            option: "PATH",
+            text: text.to_owned(),
+            expected: "s3://BUCKET[/PREFIX], BUCKET 3 to 63 of a-z 0-9 . -",
+        })?;
+        // A location that is exactly one object's key names that object
+        // (whatever its name, as a file named on the command line).
+        if !url.prefix.is_empty()
+            && !url.prefix.ends_with('/')
+            && let Some(object) = store.head(&url.bucket, &url.prefix)?
+        {
+            objects.insert(object.url(), object);
+            continue;
+        }
+        // Otherwise a folder: `s3://b/logs` lists `logs/`.
+        let mut folder = url.clone();
+        if !folder.prefix.is_empty() && !folder.prefix.ends_with('/') {
+            folder.prefix.push('/');
+        }
+        let listed = store.list(&folder)?;
+        let before = objects.len();
+        for object in listed {
+            let rel = &object.key[folder.prefix.len()..];
+            let hidden = rel.split('/').any(|c| c.starts_with('.'));
+            let name = rel.rsplit('/').next().unwrap_or_default();
+            if !hidden && is_log_name(name) {
+                objects.insert(object.url(), object);
+            }
+        }
+        if objects.len() == before {
+            found
+                .problems
+                .push((PathBuf::from(folder.to_string()), "no log objects under this prefix".to_owned()));
+        }
+    }
+    found.files.extend(objects.into_values().map(|object| {
+        Source::Object(super::source::RemoteObject {
+            store: store.clone(),
+            object,
+        })
+    }));
+    found.problems.sort();
+    found.problems.dedup();
+    found.store = Some(store);
+    Ok(())
 }
 
 /// Finds the log files named by `paths`: files as given, directories walked
@@ -58,7 +166,7 @@ pub fn collect_log_files(paths: &[PathBuf]) -> Result<Found> {
     let mut seen = HashSet::new();
     for (path, dev, ino) in candidates {
         if seen.insert((dev, ino)) {
-            found.files.push(path);
+            found.files.push(Source::Local(path));
         }
     }
     found.problems.sort();

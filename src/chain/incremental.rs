@@ -33,12 +33,28 @@ pub(super) fn can_resume(saved: &SavedLog, log: &plan::LogPlan, opts: &VerifyOpt
                 && s.ino == f.ino
                 && f.len >= s.len
                 && (i + 1 == n || f.len == s.len)
+                && same_version(s, f, i + 1 == n)
         });
     let pinned_inside = opts
         .checkpoints
         .iter()
         .any(|c| c.checkpoint().origin == saved.origin && c.checkpoint().size < saved.records);
     same_files && !pinned_inside && hashes_from_hex(&saved.tree).is_some()
+}
+
+/// An object has no inode: an append replaces it with a longer version
+/// (a new ETag). A sealed segment (not the last) must be the version
+/// verified; the last one may have grown, and then only its new bytes are
+/// read, held to the same rules as a file grown in place (the last record
+/// re-read, new records linked to it, the rolling re-check). An object of
+/// the same size with another ETag was rewritten: verified in full. Files
+/// carry no ETag.
+fn same_version(saved: &super::state::SavedSegment, now: &plan::FilePlan, last: bool) -> bool {
+    match (&saved.etag, &now.etag) {
+        (None, None) => true,
+        (Some(a), Some(b)) => a == b || (last && now.len > saved.len),
+        _ => false,
+    }
 }
 
 /// Every range of a remembered log lies inside a remembered segment, in
@@ -114,7 +130,8 @@ pub(super) fn last_record_changed(
     if saved.records == 0 || seg.len == 0 {
         return None;
     }
-    let path = &segments.get(saved.segments.len() - 1)?.path;
+    let plan = segments.get(saved.segments.len() - 1)?;
+    let path = &plan.path;
     let changed = || Failure {
         path: path.clone(),
         line: seg.lines,
@@ -126,7 +143,7 @@ pub(super) fn last_record_changed(
         },
         changed: None,
     };
-    let Ok(file) = crate::fs::open_regular(path) else {
+    let Ok(file) = plan.source.open() else {
         return Some(changed());
     };
     match super::tail::last_line(&file, seg.len) {
@@ -335,7 +352,7 @@ fn resume_point_holds(
     let Some(seg) = segments.get(point.segment) else {
         return false;
     };
-    let Ok(file) = crate::fs::open_regular(&seg.path) else {
+    let Ok(file) = seg.source.open() else {
         return false;
     };
     let Some(line) = super::tail::line_at(&file, point.offset, seg.len) else {

@@ -79,7 +79,7 @@ pub(super) fn add_missing_pins(logs: &mut Vec<LogReport>, previous: &VerifyState
 }
 
 /// The row of a log that should be there and is not (`missing_log`).
-fn missing_log_row(path: &Path, origin: &str, named_by: NamedBy) -> LogReport {
+pub(super) fn missing_log_row(path: &Path, origin: &str, named_by: NamedBy) -> LogReport {
     LogReport {
         path: path.to_path_buf(),
         segments: Vec::new(),

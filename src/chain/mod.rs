@@ -16,6 +16,7 @@
 //! - [`segments`]: which files make up a log (the one segment rule).
 
 mod blame;
+pub mod source;
 pub mod error;
 pub mod files;
 mod incremental;
@@ -29,6 +30,7 @@ pub mod record;
 pub mod report;
 mod scan;
 pub mod segments;
+pub mod shard;
 pub mod state;
 mod stitch;
 pub mod stream;

@@ -10,17 +10,22 @@
 //! file-descriptor limit): each range is scanned with its own open.
 
 use super::record::{self, MAX_LINE_LEN};
-use std::os::unix::fs::{FileExt, MetadataExt};
-use std::path::{Path, PathBuf};
+use super::source::{Opened, ReadAt, Source};
+use std::os::unix::fs::MetadataExt;
+use std::path::PathBuf;
 
 /// One file as found at the start of the run.
 #[derive(Debug, Clone)]
 pub(crate) struct FilePlan {
+    /// The name reports give it (the path, or `s3://BUCKET/KEY`).
     pub path: PathBuf,
+    pub source: Source,
     /// Size at the start of the run; bytes appended later are not verified.
     pub len: u64,
     pub dev: u64,
     pub ino: u64,
+    /// An object's ETag as listed (objects only).
+    pub etag: Option<String>,
     /// Origin and seq of the first record, when the first line is a record.
     pub head: Option<(String, u64)>,
     /// Why the file could not be read.
@@ -34,26 +39,35 @@ pub(crate) struct LogPlan {
     pub segments: Vec<FilePlan>,
 }
 
-/// Stats the file and reads its first line.
-pub(crate) fn plan_file(path: &Path) -> FilePlan {
+/// Stats the file (or takes the object's listed size and ETag) and reads
+/// its first line.
+pub(crate) fn plan_file(source: &Source) -> FilePlan {
     let mut plan = FilePlan {
-        path: path.to_path_buf(),
+        path: source.name(),
+        source: source.clone(),
         len: 0,
         dev: 0,
         ino: 0,
+        etag: source.etag().map(str::to_owned),
         head: None,
         error: None,
     };
     let result = (|| -> std::io::Result<()> {
         // Not blocking on a FIFO swapped in since the walk saw a file.
-        let file = crate::fs::open_regular_io(path)?;
-        let meta = file.metadata()?;
-        plan.len = meta.len();
-        plan.dev = meta.dev();
-        plan.ino = meta.ino();
+        let file = source.open()?;
+        match (&file, source.listed_size()) {
+            (Opened::File(f), _) => {
+                let meta = f.metadata()?;
+                plan.len = meta.len();
+                plan.dev = meta.dev();
+                plan.ino = meta.ino();
+            }
+            #[cfg(feature = "s3")]
+            (Opened::Object(_), size) => plan.len = size.unwrap_or(0),
+        }
         let mut buf = vec![0u8; plan.len.min(4 << 10) as usize];
         loop {
-            let n = file.read_at(&mut buf, 0)?;
+            let n = read_full(&file, &mut buf)?;
             let got = &buf[..n];
             if let Some(end) = memchr::memchr(b'\n', got) {
                 if let Ok(rec) = record::parse_line(&got[..end]) {
@@ -74,6 +88,19 @@ pub(crate) fn plan_file(path: &Path) -> FilePlan {
         plan.error = Some(e.to_string());
     }
     plan
+}
+
+/// Reads from offset 0 until `buf` is full or the input ends (an object is
+/// read in one request; a file may return less per call).
+fn read_full(file: &Opened, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.pread(&mut buf[got..], got as u64)? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    Ok(got)
 }
 
 /// Groups planned files into logs: same origin → segments of one log,

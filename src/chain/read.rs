@@ -45,7 +45,10 @@ pub fn read_log(
     }
     let mut files: Vec<PathBuf> = super::segments::rotated_siblings(path);
     files.push(path.to_path_buf());
-    let plans: Vec<plan::FilePlan> = files.iter().map(|f| plan::plan_file(f)).collect();
+    let plans: Vec<plan::FilePlan> = files
+        .into_iter()
+        .map(|f| plan::plan_file(&super::source::Source::Local(f)))
+        .collect();
     let logs = plan::group(plans);
     let Some(log) = logs
         .into_iter()
@@ -64,7 +67,7 @@ pub fn read_log(
     };
     let mut per_segment: Vec<Vec<(u64, u64, ChunkScan)>> = Vec::with_capacity(log.segments.len());
     for seg in &log.segments {
-        let file = crate::fs::open_regular(&seg.path)?;
+        let file = seg.source.open().map_err(|e| Error::io(&seg.path, e))?;
         let chunk = scan::scan_file_visit(&file, 0, seg.len, seg.len, &ctx, Some(&mut *visit))
             .map_err(|e| Error::io(&seg.path, e))?;
         // Stop visiting after a failed segment: later ones are not linked.

@@ -5,12 +5,12 @@ use super::error::ChainError;
 use super::state::VerifyState;
 use crate::merkle::Hash;
 use crate::note::checkpoint::Checkpoint;
-use serde::Serialize;
-use serde::ser::{SerializeStruct, Serializer};
+use serde::ser::Serializer;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// The verdict on one log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LogStatus {
     /// Every record verified and is covered by a signed checkpoint.
@@ -69,19 +69,41 @@ impl Failure {
     }
 }
 
+impl Failure {
+    /// The failure as reports show it.
+    pub fn row(&self) -> FailureRow {
+        FailureRow {
+            between: self.between().map(|(a, b)| [a, b]),
+            changed: self.changed,
+            line: self.line,
+            message: self.error.to_string(),
+            offset: self.offset,
+            path: self.path.display().to_string(),
+            reason: self.error.code().to_owned(),
+            seq: self.seq,
+        }
+    }
+}
+
 impl Serialize for Failure {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("Failure", 8)?;
-        st.serialize_field("between", &self.between().map(|(a, b)| [a, b]))?;
-        st.serialize_field("changed", &self.changed)?;
-        st.serialize_field("line", &self.line)?;
-        st.serialize_field("message", &self.error.to_string())?;
-        st.serialize_field("offset", &self.offset)?;
-        st.serialize_field("path", &self.path.display().to_string())?;
-        st.serialize_field("reason", self.error.code())?;
-        st.serialize_field("seq", &self.seq)?;
-        st.end()
+        self.row().serialize(s)
     }
+}
+
+/// A failure as reports show it (JSON, tables, merged shard reports).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FailureRow {
+    /// The two records of a broken link.
+    pub between: Option<[u64; 2]>,
+    pub changed: Option<super::blame::Changed>,
+    pub line: u64,
+    pub message: String,
+    pub offset: u64,
+    pub path: String,
+    pub reason: String,
+    pub seq: Option<u64>,
 }
 
 /// A log that passed verification (possibly partially). Only the verifier
@@ -156,36 +178,116 @@ pub struct LogReport {
     pub resumed_from: Option<u64>,
 }
 
+impl LogReport {
+    /// The log's row as reports show it.
+    pub fn row(&self) -> LogRow {
+        LogRow {
+            bytes: self.bytes,
+            checkpoints: self.checkpoints,
+            covered: self.covered,
+            error: self.error.clone(),
+            failure: self.failure.as_ref().map(Failure::row),
+            origin: self.origin.clone(),
+            path: self.path.display().to_string(),
+            reason: self.reason().map(str::to_owned),
+            records: self.records,
+            resumed_from: self.resumed_from,
+            root: self.verified.as_ref().map(|v| crate::hex::encode(&v.root())),
+            segments: self
+                .segments
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+            status: self.status,
+            torn_tail_bytes: self.torn_tail,
+        }
+    }
+}
+
 impl Serialize for LogReport {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("LogReport", 15)?;
-        st.serialize_field("bytes", &self.bytes)?;
-        st.serialize_field("checkpoints", &self.checkpoints)?;
-        st.serialize_field("covered", &self.covered)?;
-        st.serialize_field("error", &self.error)?;
-        st.serialize_field("failure", &self.failure)?;
-        st.serialize_field("origin", &self.origin)?;
-        st.serialize_field("path", &self.path.display().to_string())?;
-        st.serialize_field("reason", &self.reason())?;
-        st.serialize_field("records", &self.records)?;
-        st.serialize_field("resumed_from", &self.resumed_from)?;
-        st.serialize_field(
-            "root",
-            &self
-                .verified
-                .as_ref()
-                .map(|v| crate::hex::encode(&v.root())),
-        )?;
-        let segments: Vec<String> = self
-            .segments
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
-        st.serialize_field("segments", &segments)?;
-        st.serialize_field("status", &self.status)?;
-        st.serialize_field("torn_tail_bytes", &self.torn_tail)?;
-        st.end()
+        self.row().serialize(s)
     }
+}
+
+/// One log's row as reports show it: what `--format json` prints, what a
+/// table is drawn from, and what `verify --merge` reads back from shard
+/// reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogRow {
+    pub bytes: u64,
+    pub checkpoints: u64,
+    pub covered: u64,
+    pub error: Option<String>,
+    pub failure: Option<FailureRow>,
+    pub origin: Option<String>,
+    pub path: String,
+    pub reason: Option<String>,
+    pub records: u64,
+    pub resumed_from: Option<u64>,
+    pub root: Option<String>,
+    pub segments: Vec<String>,
+    pub status: LogStatus,
+    pub torn_tail_bytes: Option<u64>,
+}
+
+/// The fleet's counts, from its logs' statuses.
+pub fn summarize<'a>(rows: impl Iterator<Item = (&'a LogStatus, u64, u64)>) -> FleetSummary {
+    let mut s = FleetSummary {
+        logs: 0,
+        valid: 0,
+        invalid: 0,
+        partial: 0,
+        unauthenticated: 0,
+        error: 0,
+        records: 0,
+        bytes: 0,
+    };
+    for (status, records, bytes) in rows {
+        s.logs += 1;
+        match status {
+            LogStatus::Valid => s.valid += 1,
+            LogStatus::Invalid => s.invalid += 1,
+            LogStatus::Partial => s.partial += 1,
+            LogStatus::Unauthenticated => s.unauthenticated += 1,
+            LogStatus::Error => s.error += 1,
+        }
+        s.records += records;
+        s.bytes += bytes;
+    }
+    s
+}
+
+/// The exit code of a fleet with these statuses: 1 when a log is rejected
+/// (invalid; unauthenticated unless chain-only; partial under `strict`),
+/// else 2 when a log could not be read, else 0.
+pub fn exit_code_of<'a>(
+    statuses: impl Iterator<Item = &'a LogStatus> + Clone,
+    strict: bool,
+    mode: VerifyMode,
+) -> u8 {
+    let rejected = statuses.clone().any(|status| match status {
+        LogStatus::Invalid => true,
+        LogStatus::Unauthenticated => mode == VerifyMode::Authenticated,
+        LogStatus::Partial => strict,
+        LogStatus::Valid | LogStatus::Error => false,
+    });
+    if rejected {
+        1
+    } else if statuses.into_iter().any(|s| *s == LogStatus::Error) {
+        2
+    } else {
+        0
+    }
+}
+
+/// Whether a fleet with these statuses was authenticated.
+pub fn authenticated_of<'a>(
+    mut statuses: impl Iterator<Item = &'a LogStatus>,
+    mode: VerifyMode,
+) -> bool {
+    mode == VerifyMode::Authenticated && !statuses.any(|s| *s == LogStatus::Unauthenticated)
 }
 
 impl LogReport {
@@ -216,7 +318,7 @@ pub struct FleetReport {
 }
 
 /// Counts over a fleet report, as shown under the table and in JSON.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FleetSummary {
     pub logs: usize,
     pub valid: usize,
@@ -232,26 +334,12 @@ impl FleetReport {
     /// Whether the verdict rests on trusted keys in `mode`: false in
     /// [`VerifyMode::ChainOnly`] and when any log is `unauthenticated`.
     pub fn authenticated(&self, mode: VerifyMode) -> bool {
-        mode == VerifyMode::Authenticated
-            && !self
-                .logs
-                .iter()
-                .any(|l| l.status == LogStatus::Unauthenticated)
+        authenticated_of(self.logs.iter().map(|l| &l.status), mode)
     }
 
     /// The counts by status, records and bytes.
     pub fn summary(&self) -> FleetSummary {
-        let count = |s: LogStatus| self.logs.iter().filter(|l| l.status == s).count();
-        FleetSummary {
-            logs: self.logs.len(),
-            valid: count(LogStatus::Valid),
-            invalid: count(LogStatus::Invalid),
-            partial: count(LogStatus::Partial),
-            unauthenticated: count(LogStatus::Unauthenticated),
-            error: count(LogStatus::Error),
-            records: self.logs.iter().map(|l| l.records).sum(),
-            bytes: self.logs.iter().map(|l| l.bytes).sum(),
-        }
+        summarize(self.logs.iter().map(|l| (&l.status, l.records, l.bytes)))
     }
 
     /// 0 when everything verified; 1 when any log was rejected: invalid,
@@ -261,26 +349,14 @@ impl FleetReport {
     /// unreadable file, so a tampered log is never reported as a mere
     /// operational error (the same rule as `anchor verify`).
     pub fn exit_code(&self, strict: bool, mode: VerifyMode) -> u8 {
-        let rejected = self.logs.iter().any(|log| match log.status {
-            LogStatus::Invalid => true,
-            LogStatus::Unauthenticated => mode == VerifyMode::Authenticated,
-            LogStatus::Partial => strict,
-            LogStatus::Valid | LogStatus::Error => false,
-        });
-        if rejected {
-            1
-        } else if self.logs.iter().any(|log| log.status == LogStatus::Error) {
-            2
-        } else {
-            0
-        }
+        exit_code_of(self.logs.iter().map(|l| &l.status), strict, mode)
     }
 }
 
 /// What a `vouch verify` run accepts as verified (exit 0): "verified"
 /// means verified against a key the user trusts, unless the user asked
 /// for the chain only.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum VerifyMode {
     /// Every log must be authenticated by a trusted key given for its
@@ -303,18 +379,28 @@ pub const VERIFY_FORMAT: &str = "vouch-verify/1";
 /// one log at a time into the writer (a fleet report can hold many
 /// thousands of logs).
 #[derive(Debug, Serialize)]
-pub struct VerifyDocument<'a> {
+pub struct VerifyDocument<'a, L: Serialize = LogReport> {
     pub format: &'static str,
     /// `authenticated`, or `chain_only` (nothing was authenticated).
     pub mode: VerifyMode,
     /// Whether the verdict rests on trusted keys: false in `chain_only`
     /// mode and whenever a log is `unauthenticated`.
     pub authenticated: bool,
-    pub logs: &'a [LogReport],
+    pub logs: &'a [L],
     pub summary: FleetSummary,
     /// Present when `--state` was given: whether it was saved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<StateOutcome>,
+    /// Present for one shard of a fleet (`--shard I/N`): what
+    /// `verify --merge` needs to prove the shards complete.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<super::shard::ShardInfo>,
+    /// Present for a report merged from shards (`--merge`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub merged: Option<super::shard::MergedFrom>,
+    /// Present when objects were read from a store: requests and bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transfer: Option<crate::objstore::Transfer>,
     pub exit_code: u8,
 }
 
@@ -322,6 +408,12 @@ pub struct VerifyDocument<'a> {
 #[derive(Debug, Serialize)]
 pub struct VerifySummaryLine {
     pub mode: VerifyMode,
+    /// As in [`VerifyDocument::merged`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub merged: Option<super::shard::MergedFrom>,
+    /// As in [`VerifyDocument::transfer`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transfer: Option<crate::objstore::Transfer>,
     /// As in [`VerifyDocument::authenticated`].
     pub authenticated: bool,
     pub summary: FleetSummary,

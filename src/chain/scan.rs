@@ -15,11 +15,12 @@ use super::tail::{NextRecord, check_torn_tail};
 use super::trust::{self, Prechecked, TrustedKeys};
 use crate::merkle::{CompactRange, Hash, leaf_hash};
 use crate::note::checkpoint::Checkpoint;
-use std::fs::File;
-use std::os::unix::fs::FileExt;
+use super::source::ReadAt;
 
 /// How much of a file one read brings in.
 const READ_BLOCK: usize = 2 << 20;
+/// How far past a chunk's end the first read goes, for the line crossing it.
+const PAST_END: usize = 16 << 10;
 
 /// What a chunk scan needs to know besides the bytes.
 pub(crate) struct ScanContext<'a> {
@@ -116,7 +117,7 @@ pub(crate) struct ChunkScan {
 /// Scans the lines of `file` that start in `[start, end)`; `file_len` is the
 /// size taken when verification began (bytes appended later are ignored).
 pub(crate) fn scan_file_chunk(
-    file: &File,
+    file: &dyn ReadAt,
     start: u64,
     end: u64,
     file_len: u64,
@@ -138,7 +139,7 @@ pub struct Record<'a> {
 
 /// [`scan_file_chunk`], calling `visit` with every record that passes.
 pub(crate) fn scan_file_visit(
-    file: &File,
+    file: &dyn ReadAt,
     start: u64,
     end: u64,
     file_len: u64,
@@ -146,6 +147,7 @@ pub(crate) fn scan_file_visit(
     visit: Option<&mut dyn FnMut(&Record<'_>)>,
 ) -> std::io::Result<ChunkScan> {
     let mut reader = BlockReader::new(file, file_len, ctx.progress);
+    reader.soft_end = end;
     let mut scan = Scanner::new(ctx);
     scan.visit = visit;
     let mut pos = start;
@@ -514,9 +516,13 @@ enum Line<'b> {
 /// Reads a file sequentially in large blocks with positioned reads, handing
 /// out complete lines without copying them.
 struct BlockReader<'f> {
-    file: &'f File,
+    file: &'f dyn ReadAt,
     progress: Option<&'f (dyn Fn(u64) + Sync)>,
     file_len: u64,
+    /// Where the lines to read end (a chunk's end): blocks stop a little
+    /// past it, so neighbouring chunks read little twice (an object is
+    /// paid for by the byte).
+    soft_end: u64,
     buf: Vec<u8>,
     /// File offset of buf[0].
     base: u64,
@@ -527,11 +533,12 @@ struct BlockReader<'f> {
 }
 
 impl<'f> BlockReader<'f> {
-    fn new(file: &'f File, file_len: u64, progress: Option<&'f (dyn Fn(u64) + Sync)>) -> Self {
+    fn new(file: &'f dyn ReadAt, file_len: u64, progress: Option<&'f (dyn Fn(u64) + Sync)>) -> Self {
         BlockReader {
             file,
             progress,
             file_len,
+            soft_end: u64::MAX,
             buf: Vec::new(),
             base: 0,
             filled: 0,
@@ -560,23 +567,31 @@ impl<'f> BlockReader<'f> {
         }
         let file_pos = self.base + self.filled as u64;
         let remaining = self.file_len.saturating_sub(file_pos);
-        // Large blocks for large files, but never more than the file holds
-        // (a fleet has many small files).
-        let want = READ_BLOCK.max(self.filled + READ_BLOCK / 2).min(
+        // Large blocks, but never more than the file holds (a fleet has
+        // many small files), and up to the soft end and a little past it
+        // (a line crossing it); past it, steps that double (a long line).
+        let step = if file_pos < self.soft_end {
+            usize::try_from(self.soft_end - file_pos)
+                .unwrap_or(usize::MAX)
+                .saturating_add(PAST_END)
+        } else {
+            self.filled.max(PAST_END)
+        }
+        .min(READ_BLOCK);
+        let want = (self.filled + step).min(
             self.filled
                 .saturating_add(usize::try_from(remaining).unwrap_or(usize::MAX)),
         );
         if self.buf.len() < want {
             self.buf.resize(want, 0);
         }
-        let room =
-            (self.buf.len() - self.filled).min(usize::try_from(remaining).unwrap_or(usize::MAX));
+        let room = want - self.filled;
         if room == 0 {
             return Ok(0);
         }
         let mut got = 0;
         while got < room {
-            let n = self.file.read_at(
+            let n = self.file.pread(
                 &mut self.buf[self.filled + got..self.filled + room],
                 file_pos + got as u64,
             )?;

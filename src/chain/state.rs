@@ -54,6 +54,10 @@ pub struct SavedSegment {
     pub path: PathBuf,
     pub dev: u64,
     pub ino: u64,
+    /// An object's ETag when it was verified (objects only; files have
+    /// none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub etag: Option<String>,
     /// Bytes verified: the end of the last complete record.
     pub len: u64,
     pub lines: u64,

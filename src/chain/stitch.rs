@@ -201,6 +201,7 @@ pub(super) fn stitch<'k>(
                     path: f.path.clone(),
                     dev: f.dev,
                     ino: f.ino,
+                    etag: f.etag.clone(),
                     len: if i == last_index { f.len - torn } else { f.len },
                     lines: segment_lines.get(i).copied().unwrap_or(0),
                 })

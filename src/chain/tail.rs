@@ -6,8 +6,7 @@
 
 use super::record;
 use crate::merkle::Hash;
-use std::fs::File;
-use std::os::unix::fs::FileExt;
+use super::source::ReadAt;
 
 pub(crate) enum LastLine {
     Complete(Vec<u8>),
@@ -17,25 +16,35 @@ pub(crate) enum LastLine {
 }
 
 /// The last line of a file of `len` bytes (which must be > 0).
-pub(crate) fn last_line(file: &File, len: u64) -> std::io::Result<LastLine> {
-    let want = len.min(record::MAX_LINE_LEN as u64 + 2);
-    let mut buf = vec![0u8; want as usize];
-    file.read_exact_at(&mut buf, len - want)?;
-    if buf.last() != Some(&b'\n') {
-        let torn = buf
-            .iter()
-            .rev()
-            .position(|&b| b == b'\n')
-            .unwrap_or(buf.len());
-        return Ok(LastLine::Torn(torn as u64));
-    }
-    buf.pop();
-    match memchr::memrchr(b'\n', &buf) {
-        Some(i) => Ok(LastLine::Complete(buf[i + 1..].to_vec())),
-        None if want == len => Ok(LastLine::Complete(buf)),
-        None => Ok(LastLine::TooLong),
+pub(crate) fn last_line(file: &dyn ReadAt, len: u64) -> std::io::Result<LastLine> {
+    let most = len.min(record::MAX_LINE_LEN as u64 + 2);
+    // Read backwards in growing windows: a record is usually far shorter
+    // than the line limit, and an object is read by the byte.
+    let mut want = most.min(FIRST_WINDOW);
+    loop {
+        let mut buf = vec![0u8; want as usize];
+        file.pread_exact(&mut buf, len - want)?;
+        if buf.last() != Some(&b'\n') {
+            match memchr::memrchr(b'\n', &buf) {
+                Some(i) => return Ok(LastLine::Torn((buf.len() - i - 1) as u64)),
+                None if want == most => return Ok(LastLine::Torn(buf.len() as u64)),
+                None => {}
+            }
+        } else {
+            buf.pop();
+            match memchr::memrchr(b'\n', &buf) {
+                Some(i) => return Ok(LastLine::Complete(buf[i + 1..].to_vec())),
+                None if want == len => return Ok(LastLine::Complete(buf)),
+                None if want == most => return Ok(LastLine::TooLong),
+                None => {}
+            }
+        }
+        want = (want * 16).min(most);
     }
 }
+
+/// The first window [`last_line`] and [`line_at`] read.
+const FIRST_WINDOW: u64 = 8 << 10;
 
 /// Why the bytes after a log's last newline are not a record torn by a
 /// crashed writer (docs/FORMAT.md §7.1). Offsets count from the start of
@@ -258,14 +267,22 @@ fn check_envelope(
 
 /// The complete line starting at byte `offset` of a file of `len` bytes
 /// (at most the line limit), without its newline.
-pub(crate) fn line_at(file: &File, offset: u64, len: u64) -> Option<Vec<u8>> {
+pub(crate) fn line_at(file: &dyn ReadAt, offset: u64, len: u64) -> Option<Vec<u8>> {
     if offset >= len {
         return None;
     }
-    let want = (len - offset).min(record::MAX_LINE_LEN as u64 + 1);
-    let mut buf = vec![0u8; want as usize];
-    file.read_exact_at(&mut buf, offset).ok()?;
-    let end = memchr::memchr(b'\n', &buf)?;
-    buf.truncate(end);
-    Some(buf)
+    let most = (len - offset).min(record::MAX_LINE_LEN as u64 + 1);
+    let mut want = most.min(FIRST_WINDOW);
+    loop {
+        let mut buf = vec![0u8; want as usize];
+        file.pread_exact(&mut buf, offset).ok()?;
+        if let Some(end) = memchr::memchr(b'\n', &buf) {
+            buf.truncate(end);
+            return Some(buf);
+        }
+        if want == most {
+            return None;
+        }
+        want = (want * 16).min(most);
+    }
 }

@@ -24,6 +24,7 @@ use super::incremental::{
 use super::missing::{add_missing_logs, add_missing_pins};
 use super::plan;
 use super::scan::{self, ChunkScan, ScanContext};
+use super::source::Source;
 use super::state::{STATE_FORMAT, SavedLog, VerifyState, hashes_from_hex};
 use super::stitch::{Pin, stitch};
 use super::trust::KeyState;
@@ -33,7 +34,7 @@ use crate::note::checkpoint::Checkpoint;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
-pub use super::files::{Found, collect_log_files};
+pub use super::files::{Found, collect_inputs, collect_log_files};
 pub use super::options::{
     AuditorCheckpoint, DEFAULT_CHUNK_BYTES, Progress, VerifyOptions, load_auditor_checkpoint,
 };
@@ -56,7 +57,19 @@ pub fn verify_found(
     opts: &VerifyOptions,
     on_log: &(dyn Fn(&LogReport) + Sync),
 ) -> FleetReport {
-    let mut report = verify_files_streaming(&found.files, opts, on_log);
+    verify_found_with(found, opts, on_log, true)
+}
+
+/// [`verify_found`]; `missing_logs`: whether a log an auditor checkpoint
+/// names and no input holds is reported here (false for a shard, which
+/// leaves that to the merge).
+pub(super) fn verify_found_with(
+    found: &Found,
+    opts: &VerifyOptions,
+    on_log: &(dyn Fn(&LogReport) + Sync),
+    missing_logs: bool,
+) -> FleetReport {
+    let mut report = streaming(&found.files, opts, on_log, missing_logs);
     for (path, why) in &found.problems {
         let row = error_report(path, 0, why.clone());
         on_log(&row);
@@ -68,7 +81,8 @@ pub fn verify_found(
 
 /// Verifies the given log files in parallel.
 pub fn verify_files(files: &[PathBuf], opts: &VerifyOptions) -> FleetReport {
-    verify_files_streaming(files, opts, &|_| {})
+    let sources: Vec<Source> = files.iter().cloned().map(Source::Local).collect();
+    verify_files_streaming(&sources, opts, &|_| {})
 }
 
 /// Verifies the given log files in parallel on the rayon pool, calling
@@ -80,11 +94,20 @@ pub fn verify_files(files: &[PathBuf], opts: &VerifyOptions) -> FleetReport {
 /// (pass 2). With [`VerifyOptions::state`], logs seen before are resumed:
 /// only new bytes are scanned, plus the re-check window.
 pub fn verify_files_streaming(
-    files: &[PathBuf],
+    files: &[Source],
     opts: &VerifyOptions,
     on_log: &(dyn Fn(&LogReport) + Sync),
 ) -> FleetReport {
-    let plans: Vec<plan::FilePlan> = files.par_iter().map(|f| plan::plan_file(f)).collect();
+    streaming(files, opts, on_log, true)
+}
+
+fn streaming(
+    files: &[Source],
+    opts: &VerifyOptions,
+    on_log: &(dyn Fn(&LogReport) + Sync),
+    missing_logs: bool,
+) -> FleetReport {
+    let plans: Vec<plan::FilePlan> = files.par_iter().map(plan::plan_file).collect();
     let logs = plan::group(plans);
     let keys = opts.trusted.fingerprint();
     // Pins (the trees verified before) hold whatever the keys; resuming
@@ -119,7 +142,9 @@ pub fn verify_files_streaming(
     if let Some(previous) = previous {
         add_missing_pins(&mut reports, previous);
     }
-    add_missing_logs(&mut reports, opts);
+    if missing_logs {
+        add_missing_logs(&mut reports, opts);
+    }
     FleetReport {
         logs: reports,
         state,
@@ -128,13 +153,13 @@ pub fn verify_files_streaming(
 
 /// Scans one byte range of one segment.
 fn scan_range(
-    path: &Path,
+    source: &Source,
     start: u64,
     end: u64,
     len: u64,
     ctx: &ScanContext<'_>,
 ) -> std::io::Result<ChunkScan> {
-    let file = crate::fs::open_regular_io(path)?;
+    let file = source.open()?;
     scan::scan_file_chunk(&file, start, end, len, ctx)
 }
 
@@ -146,9 +171,9 @@ fn verify_log(
     same_keys: bool,
 ) -> (LogReport, Option<SavedLog>) {
     let (mut report, saved_out) = check_log(log, opts, saved, same_keys);
-    let paths: Vec<&Path> = log.segments.iter().map(|s| s.path.as_path()).collect();
+    let sources: Vec<&Source> = log.segments.iter().map(|s| &s.source).collect();
     name_changed_record(&mut report, opts, |seq, found, auditor| {
-        blame::changed_record(&paths, seq, found, &opts.trusted, auditor)
+        blame::changed_record(&sources, seq, found, &opts.trusted, auditor)
     });
     (report, saved_out)
 }
@@ -228,14 +253,14 @@ fn check_log(
 
     let scanned: Vec<std::io::Result<ChunkScan>> = tasks
         .par_iter()
-        .map(|&(i, a, b)| scan_range(&log.segments[i].path, a, b, log.segments[i].len, &ctx))
+        .map(|&(i, a, b)| scan_range(&log.segments[i].source, a, b, log.segments[i].len, &ctx))
         .collect();
     let rechecked: Vec<std::io::Result<ChunkScan>> = recheck
         .ranges
         .par_iter()
         .map(|r| {
             scan_range(
-                &log.segments[r.segment].path,
+                &log.segments[r.segment].source,
                 r.start,
                 r.end,
                 log.segments[r.segment].len,
@@ -326,9 +351,11 @@ pub fn verify_bytes(name: &Path, bytes: &[u8], opts: &VerifyOptions) -> LogRepor
         origin: None,
         segments: vec![plan::FilePlan {
             path: name.to_path_buf(),
+            source: Source::Local(name.to_path_buf()),
             len: bytes.len() as u64,
             dev: 0,
             ino: 0,
+            etag: None,
             head: None,
             error: None,
         }],

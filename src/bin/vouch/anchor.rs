@@ -44,7 +44,7 @@ pub(crate) struct S3Args {
 }
 
 impl S3Args {
-    fn connection(&self) -> S3Connection {
+    pub(crate) fn connection(&self) -> S3Connection {
         S3Connection {
             endpoint: self.endpoint.clone(),
             region: self.region.clone(),

@@ -8,7 +8,10 @@ use comfy_table::{Cell, Color, ContentArrangement};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use vouch::chain::proof::{ConsistencyDetails, InclusionDetails, ProofReport};
-use vouch::chain::report::{StateOutcome, VERIFY_FORMAT, VerifyDocument, VerifySummaryLine};
+use vouch::chain::report::{
+    FleetSummary, LogRow, StateOutcome, VERIFY_FORMAT, VerifyDocument, VerifySummaryLine,
+};
+use vouch::chain::shard::{self, ShardError, ShardSpec, verify_shard};
 use vouch::chain::state::{Recheck, VerifyState};
 use vouch::chain::{self, LogReport, LogStatus, RepairOutcome, VerifyMode, keys, verify, writer};
 use vouch::{Error, Result};
@@ -79,9 +82,24 @@ pub struct RepairArgs {
     after_help = "Exit codes: 0 every log is valid, or partial (records after its last checkpoint), and authenticated by a key given with --pub for its origin; 1 a log is invalid, or unauthenticated (no key given for its origin: anyone could have written and signed it), or with --strict partial; 2 a log or an input could not be read. Without --pub every log is unauthenticated (exit 1) unless --chain-only says that the hash chain and tree are all you want checked."
 )]
 pub struct VerifyArgs {
-    /// Log files or directories (every *.jsonl below them).
-    #[arg(required = true)]
+    /// Log files or directories (every *.jsonl below them), or
+    /// s3://BUCKET/PREFIX (every *.jsonl object under the prefix; one
+    /// object's key names that object).
+    #[arg(required_unless_present = "merge")]
     paths: Vec<PathBuf>,
+    #[command(flatten)]
+    s3: crate::anchor::S3Args,
+    /// Verify only shard I of N (0-based) of the fleet: a log's segments
+    /// stay together, shards balanced by bytes. Merge the shards'
+    /// --format json reports with --merge. Not with --state.
+    #[arg(long, value_name = "I/N", conflicts_with = "state")]
+    shard: Option<ShardSpec>,
+    /// Merge the --format json reports of all N shards of one run into the
+    /// fleet's report, with the exit code a single run would give; refuses
+    /// (exit 2) a missing or repeated shard, and shards run with other
+    /// options, keys or listings.
+    #[arg(long, value_name = "REPORT", num_args = 1.., conflicts_with_all = ["paths", "pubkeys", "chain_only", "checkpoint", "strict", "state", "reset_pin", "shard", "threads"])]
+    merge: Vec<PathBuf>,
     /// Trusted public key file or keyset (repeatable). A log of an origin
     /// no key is given for is unauthenticated (exit 1).
     #[arg(long = "pub", value_name = "KEY.pub")]
@@ -363,6 +381,9 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
         VerifyFormat::Table => Format::Table,
         VerifyFormat::Json | VerifyFormat::Ndjson => Format::Json,
     };
+    if !args.merge.is_empty() {
+        return error::or_report(merge(&args), format);
+    }
     error::or_report(
         (|| {
             let trusted = keys::load_trusted_keys(&args.pubkeys)?;
@@ -372,6 +393,9 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
                 .map(|p| verify::load_auditor_checkpoint(p, &trusted))
                 .collect::<Result<Vec<_>>>()?;
             let state = match &args.state {
+                Some(_) if args.shard.is_some() => {
+                    return Err(ShardError::WithState.into());
+                }
                 Some(p) => {
                     let mut state = VerifyState::load(p)?;
                     for origin in &args.reset_pin {
@@ -388,7 +412,7 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
                 }
                 None => None,
             };
-            let found = verify::collect_log_files(&args.paths)?;
+            let found = verify::collect_inputs(&args.paths, &args.s3.connection().with_env_endpoint())?;
             let bar = progress_bar(&found.files, args.format);
             let mut opts = chain::VerifyOptions {
                 trusted,
@@ -405,14 +429,30 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
                 let bar = bar.clone();
                 opts.progress = Some(verify::Progress(std::sync::Arc::new(move |n| bar.inc(n))));
             }
+            let mode = if args.chain_only {
+                VerifyMode::ChainOnly
+            } else {
+                VerifyMode::Authenticated
+            };
             let streaming = args.format == VerifyFormat::Ndjson;
             let on_log = |log: &LogReport| {
                 if streaming {
                     output::print_json_line(log);
                 }
             };
-            let run = || verify::verify_found(&found, &opts, &on_log);
-            let report = match args.threads {
+            let run = || match args.shard {
+                Some(spec) => verify_shard(&found, spec, &opts, mode, args.strict, &on_log)
+                    .map(|(report, info)| (report, Some(info))),
+                None => Ok((verify::verify_found(&found, &opts, &on_log), None)),
+            };
+            // Reading objects waits on the network more than on the CPU:
+            // more workers than cores keep requests in flight.
+            let threads = args.threads.or_else(|| {
+                found.transfer().map(|_| {
+                    std::thread::available_parallelism().map_or(4, |n| n.get()) * 8
+                })
+            });
+            let (report, shard) = match threads {
                 Some(n) => rayon::ThreadPoolBuilder::new()
                     .num_threads(n.max(1))
                     .build()
@@ -422,15 +462,10 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
                     })?
                     .install(run),
                 None => run(),
-            };
+            }?;
             if let Some(bar) = bar {
                 bar.finish_and_clear();
             }
-            let mode = if args.chain_only {
-                VerifyMode::ChainOnly
-            } else {
-                VerifyMode::Authenticated
-            };
             let mut code = report.exit_code(args.strict, mode);
             // A state that cannot be saved does not hide the verdict: the
             // report is printed, rejected evidence keeps exit 1.
@@ -450,6 +485,7 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
                     }
                 }
             });
+            let transfer = found.transfer();
             match args.format {
                 VerifyFormat::Json => output::print_json_compact(&VerifyDocument {
                     format: VERIFY_FORMAT,
@@ -458,17 +494,29 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
                     logs: &report.logs,
                     summary: report.summary(),
                     state,
+                    shard,
+                    merged: None,
+                    transfer,
                     exit_code: code,
                 }),
                 VerifyFormat::Ndjson => output::print_json_line(&VerifySummaryLine {
                     mode,
+                    merged: None,
+                    transfer,
                     authenticated: report.authenticated(mode),
                     summary: report.summary(),
                     state,
                     exit_code: code,
                 }),
                 VerifyFormat::Table => {
-                    let mut text = fleet_table(&report, mode);
+                    let rows: Vec<LogRow> = report.logs.iter().map(LogReport::row).collect();
+                    let mut text = fleet_table(&rows, report.summary(), mode);
+                    if let Some(s) = &shard {
+                        text.push_str(&format!(
+                            "\nshard {} of {} (0-based): its share of {} input(s); merge the shards' --format json reports with `vouch verify --merge`",
+                            s.index, s.count, s.inputs
+                        ));
+                    }
                     if let Some(StateOutcome {
                         saved: false,
                         error,
@@ -488,16 +536,79 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
     )
 }
 
+/// Largest shard report read by `--merge` (a fleet of about two million
+/// logs).
+const MAX_SHARD_REPORT: u64 = 1 << 30;
+
+/// `verify --merge`: the fleet's report from its shards' reports.
+fn merge(args: &VerifyArgs) -> Result<ExitCode> {
+    let docs = args
+        .merge
+        .iter()
+        .map(|p| {
+            let bytes = vouch::fs::read_bounded(p, MAX_SHARD_REPORT)?;
+            Ok((p.clone(), shard::parse_report(p, &bytes)?))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let merged = shard::merge(docs)?;
+    let (summary, code, mode) = (merged.summary(), merged.exit_code(), merged.mode);
+    match args.format {
+        VerifyFormat::Json => output::print_json_compact(&VerifyDocument {
+            format: VERIFY_FORMAT,
+            mode,
+            authenticated: merged.authenticated(),
+            logs: &merged.rows,
+            summary,
+            state: None,
+            shard: None,
+            merged: Some(merged.from.clone()),
+            transfer: None,
+            exit_code: code,
+        }),
+        VerifyFormat::Ndjson => {
+            for row in &merged.rows {
+                output::print_json_line(row);
+            }
+            output::print_json_line(&VerifySummaryLine {
+                mode,
+                merged: Some(merged.from.clone()),
+                transfer: None,
+                authenticated: merged.authenticated(),
+                summary,
+                state: None,
+                exit_code: code,
+            })
+        }
+        VerifyFormat::Table => {
+            let mut text = fleet_table(&merged.rows, summary, mode);
+            text.push_str(&format!(
+                "\nmerged from {} shards; every input of the listing they saw verified by exactly one",
+                merged.from.shards
+            ));
+            output::print_stdout(&text)
+        }
+    }
+    Ok(ExitCode::from(code))
+}
+
 /// A byte-count progress bar on stderr, only for people at a terminal.
-fn progress_bar(files: &[PathBuf], format: VerifyFormat) -> Option<indicatif::ProgressBar> {
+fn progress_bar(
+    files: &[chain::source::Source],
+    format: VerifyFormat,
+) -> Option<indicatif::ProgressBar> {
     use std::io::IsTerminal;
     if format != VerifyFormat::Table || !std::io::stderr().is_terminal() {
         return None;
     }
     let total: u64 = files
         .iter()
-        .filter_map(|f| std::fs::metadata(f).ok())
-        .map(|m| m.len())
+        .filter_map(|f| {
+            f.listed_size().or_else(|| {
+                f.local_path()
+                    .and_then(|p| std::fs::metadata(p).ok())
+                    .map(|m| m.len())
+            })
+        })
         .sum();
     let bar = indicatif::ProgressBar::with_draw_target(
         Some(total),
@@ -520,45 +631,47 @@ fn status_cell(status: LogStatus) -> Cell {
     Cell::new(status.as_str()).fg(color)
 }
 
-fn detail(log: &LogReport) -> String {
+fn detail(log: &LogRow) -> String {
     if let Some(f) = &log.failure {
-        let at = match (f.between(), f.seq) {
-            (Some((a, b)), _) => format!("between records {a} and {b}"),
+        let at = match (f.between, f.seq) {
+            (Some([a, b]), _) => format!("between records {a} and {b}"),
             (None, Some(seq)) => format!("seq {seq}"),
             (None, None) if f.line > 0 => format!("line {}", f.line),
             (None, None) => String::new(),
         };
-        let changed = match (f.between(), f.changed) {
+        let changed = match (f.between, f.changed) {
             (_, Some(c)) => format!(
                 "; record {} was changed: the checkpoint signed at size {} holds its earlier hash",
                 c.seq, c.checkpoint_size
             ),
-            (Some((a, b)), None) => format!(
+            (Some([a, b]), None) => format!(
                 "; record {a}'s content or record {b}'s prev was changed (no trusted checkpoint past the break tells which)"
             ),
             (None, None) => String::new(),
         };
-        return format!("{} {at}: {}{changed}", f.error.code(), f.error)
+        return format!("{} {at}: {}{changed}", f.reason, f.message)
             .trim()
             .to_owned();
     }
     if let Some(e) = &log.error {
         return e.clone();
     }
-    match (log.status, log.torn_tail) {
+    match (log.status, log.torn_tail_bytes) {
         (LogStatus::Partial, Some(b)) => {
             format!("torn_tail: incomplete final line of {b} bytes (vouch repair)")
         }
         (LogStatus::Partial, None) => {
             format!(
                 "{} after the last checkpoint",
-                output::count(log.records - log.covered, "record")
+                output::count(log.records.saturating_sub(log.covered), "record")
             )
         }
-        (LogStatus::Unauthenticated, _) if log.reason() == Some("no_signed_checkpoint") => format!(
-            "no_signed_checkpoint: {}, none covered by a checkpoint signed by a trusted key",
-            output::count(log.records, "record")
-        ),
+        (LogStatus::Unauthenticated, _) if log.reason.as_deref() == Some("no_signed_checkpoint") => {
+            format!(
+                "no_signed_checkpoint: {}, none covered by a checkpoint signed by a trusted key",
+                output::count(log.records, "record")
+            )
+        }
         (LogStatus::Unauthenticated, _) => format!(
             "no_trusted_key: no --pub key for this origin; chain and tree checked, {} checkpoint signature(s) not checked",
             log.checkpoints
@@ -567,18 +680,18 @@ fn detail(log: &LogReport) -> String {
     }
 }
 
-fn fleet_table(report: &verify::FleetReport, mode: VerifyMode) -> String {
+fn fleet_table(rows: &[LogRow], s: FleetSummary, mode: VerifyMode) -> String {
     let mut table = output::table();
     table.set_content_arrangement(ContentArrangement::Dynamic);
     table.set_header(vec![
         "log", "origin", "status", "records", "covered", "detail",
     ]);
-    for log in &report.logs {
+    for log in rows {
         let name = match log.segments.len() {
-            0 | 1 => log.path.display().to_string(),
+            0 | 1 => log.path.clone(),
             n => format!(
                 "{} (+{})",
-                log.path.display(),
+                log.path,
                 output::count(n as u64 - 1, "segment")
             ),
         };
@@ -591,7 +704,6 @@ fn fleet_table(report: &verify::FleetReport, mode: VerifyMode) -> String {
             Cell::new(detail(log)),
         ]);
     }
-    let s = report.summary();
     let mut summary = format!(
         "{}: {} valid, {} invalid, {} partial, {} unauthenticated",
         output::count(s.logs as u64, "log"),
