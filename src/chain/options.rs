@@ -130,3 +130,18 @@ impl Default for VerifyOptions {
         }
     }
 }
+
+impl VerifyOptions {
+    /// The tree sizes of the auditor's checkpoints, sorted, without
+    /// repeats: where a scan snapshots its compact range.
+    pub(super) fn snapshot_sizes(&self) -> Vec<u64> {
+        let mut sizes: Vec<u64> = self
+            .checkpoints
+            .iter()
+            .map(|c| c.checkpoint().size)
+            .collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        sizes
+    }
+}

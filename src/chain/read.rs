@@ -19,7 +19,7 @@ use super::plan;
 use super::report::{LogReport, LogStatus};
 use super::scan::{self, ChunkScan, ScanContext};
 use super::trust::KeyState;
-use super::verify::{auditor_pins, snapshot_sizes};
+use super::verify::auditor_pins;
 use crate::merkle::{Hash, ProofBuilder};
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -59,7 +59,7 @@ pub fn read_log(
     if let Some(e) = log.segments.iter().find_map(|s| s.error.clone()) {
         return Err(Error::io(path, std::io::Error::other(e)));
     }
-    let sizes = snapshot_sizes(opts);
+    let sizes = opts.snapshot_sizes();
     let ctx = ScanContext {
         trusted: &opts.trusted,
         snapshot_sizes: &sizes,

@@ -394,10 +394,10 @@ pub struct VerifyDocument<'a, L: Serialize = LogReport> {
     /// Present for one shard of a fleet (`--shard I/N`): what
     /// `verify --merge` needs to prove the shards complete.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub shard: Option<super::shard::ShardInfo>,
+    pub shard: Option<ShardInfo>,
     /// Present for a report merged from shards (`--merge`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub merged: Option<super::shard::MergedFrom>,
+    pub merged: Option<MergedFrom>,
     /// Present when objects were read from a store: requests and bytes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transfer: Option<crate::objstore::Transfer>,
@@ -410,7 +410,7 @@ pub struct VerifySummaryLine {
     pub mode: VerifyMode,
     /// As in [`VerifyDocument::merged`].
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub merged: Option<super::shard::MergedFrom>,
+    pub merged: Option<MergedFrom>,
     /// As in [`VerifyDocument::transfer`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transfer: Option<crate::objstore::Transfer>,
@@ -428,4 +428,35 @@ pub struct StateOutcome {
     pub saved: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+/// What a shard's report carries for the merge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShardInfo {
+    pub index: u32,
+    pub count: u32,
+    /// SHA-256 (hex) of every input's name in the whole listing this shard
+    /// saw, before it took its share.
+    pub listing: String,
+    /// How many inputs the listing held.
+    pub inputs: u64,
+    /// SHA-256 (hex) of what decides verdicts: the trusted keys, the
+    /// auditor's checkpoints, the mode and `--strict`.
+    pub options: String,
+    pub mode: VerifyMode,
+    pub strict: bool,
+    /// The rows of logs the auditor's checkpoints name that this shard did
+    /// not find: the merge keeps those no shard found.
+    pub missing: Vec<LogRow>,
+}
+
+/// What a merged report was merged from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MergedFrom {
+    pub shards: u32,
+    pub listing: String,
+    pub inputs: u64,
+    pub options: String,
 }

@@ -31,6 +31,7 @@
 use super::files::Found;
 use super::missing::missing_log_row;
 use super::options::VerifyOptions;
+pub use super::report::{MergedFrom, ShardInfo};
 use super::report::{
     FleetReport, FleetSummary, LogReport, LogRow, VERIFY_FORMAT, VerifyMode, authenticated_of,
     exit_code_of, summarize,
@@ -159,37 +160,6 @@ impl std::str::FromStr for ShardSpec {
         }
         Ok(ShardSpec { index, count })
     }
-}
-
-/// What a shard's report carries for the merge.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ShardInfo {
-    pub index: u32,
-    pub count: u32,
-    /// SHA-256 (hex) of every input's name in the whole listing this shard
-    /// saw, before it took its share.
-    pub listing: String,
-    /// How many inputs the listing held.
-    pub inputs: u64,
-    /// SHA-256 (hex) of what decides verdicts: the trusted keys, the
-    /// auditor's checkpoints, the mode and `--strict`.
-    pub options: String,
-    pub mode: VerifyMode,
-    pub strict: bool,
-    /// The rows of logs the auditor's checkpoints name that this shard did
-    /// not find: the merge keeps those no shard found.
-    pub missing: Vec<LogRow>,
-}
-
-/// What a merged report was merged from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MergedFrom {
-    pub shards: u32,
-    pub listing: String,
-    pub inputs: u64,
-    pub options: String,
 }
 
 /// The share of one shard.

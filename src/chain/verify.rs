@@ -340,7 +340,7 @@ fn name_changed_record(
 /// Verifies a log held in memory (used by tests, fuzzing and tools that
 /// already hold the bytes).
 pub fn verify_bytes(name: &Path, bytes: &[u8], opts: &VerifyOptions) -> LogReport {
-    let sizes = snapshot_sizes(opts);
+    let sizes = opts.snapshot_sizes();
     let ctx = ScanContext {
         trusted: &opts.trusted,
         snapshot_sizes: &sizes,
@@ -414,16 +414,6 @@ pub(super) fn auditor_pins(opts: &VerifyOptions) -> Vec<Pin<'_>> {
         .collect()
 }
 
-pub(super) fn snapshot_sizes(opts: &VerifyOptions) -> Vec<u64> {
-    let mut sizes: Vec<u64> = opts
-        .checkpoints
-        .iter()
-        .map(|c| c.checkpoint().size)
-        .collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    sizes
-}
 
 fn error_report(path: &Path, bytes: u64, message: String) -> LogReport {
     LogReport {
