@@ -20,6 +20,9 @@ if ! command -v openssl >/dev/null; then
   [ "${CI:-}" = "true" ] && exit 1
 fi
 
+# tests/deploy.rs starts the one-host Slurm cluster it needs itself
+# (scripts/slurm-local.sh start: idempotent, about a second) and leaves it
+# running for the next run; `scripts/slurm-local.sh stop` stops it.
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
 cargo test --all-targets --locked

@@ -6,8 +6,12 @@
 #
 # - moto's standalone S3 server (moto[server]) in .venv in the repository
 #   root, started on 127.0.0.1 by tests/anchor.rs;
+# - kubernetes-validate in the same .venv: tests/deploy.rs validates the
+#   manifests in deploy/kubernetes/ against the Kubernetes schemas with it;
 # - the Debian packages `minisign` (tests/minisign.rs checks vouch's
-#   minisign signatures with it) and `mtree-netbsd` (the `mtree` binary).
+#   minisign signatures with it), `mtree-netbsd` (the `mtree` binary), and
+#   `slurm-wlm` and `munge` (tests/deploy.rs runs deploy/slurm/ on a
+#   one-host cluster that scripts/slurm-local.sh starts).
 #   Installed with apt-get as root; `apt-get update` runs only when the
 #   first install attempt fails.
 set -euo pipefail
@@ -29,6 +33,20 @@ setup_moto() {
     "$venv/bin/pip" install --quiet "moto[server]>=5,<6"
     "$venv/bin/moto_server" --help >/dev/null
     echo "setup-test-env: installed moto[server] into $venv"
+}
+
+# ------------------------------------------------------------ kubernetes-validate
+# The schemas ship inside the package (no network at test time); 1.30 and
+# later know Indexed Jobs' backoffLimitPerIndex and podFailurePolicy's
+# FailIndex.
+setup_kubernetes_validate() {
+    local venv="$root/.venv"
+    if [ -x "$venv/bin/kubernetes-validate" ]; then
+        return 0
+    fi
+    "$venv/bin/pip" install --quiet "kubernetes-validate>=1.30"
+    "$venv/bin/kubernetes-validate" --help >/dev/null
+    echo "setup-test-env: installed kubernetes-validate into $venv"
 }
 
 # ------------------------------------------------------------ Debian packages
@@ -58,8 +76,11 @@ apt_install() {
 setup_debian_packages() {
     # binary:package pairs; a package is installed only when its binary is missing.
     local missing=() pair
-    for pair in minisign:minisign mtree:mtree-netbsd; do
-        if ! command -v "${pair%%:*}" >/dev/null 2>&1; then
+    # (slurm-wlm brings slurmctld, slurmd and the clients.)
+    for pair in minisign:minisign mtree:mtree-netbsd munged:munge \
+        slurmctld:slurm-wlm slurmd:slurm-wlm sbatch:slurm-wlm; do
+        if ! command -v "${pair%%:*}" >/dev/null 2>&1 &&
+            [[ " ${missing[*]} " != *" ${pair#*:} "* ]]; then
             missing+=("${pair#*:}")
         fi
     done
@@ -69,6 +90,7 @@ setup_debian_packages() {
 }
 
 setup_moto
+setup_kubernetes_validate
 setup_debian_packages
 
 # ------------------------------------------------------------ more components
