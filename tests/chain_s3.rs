@@ -7,7 +7,6 @@
 
 mod anchor_support;
 mod support;
-#[allow(dead_code)]
 mod tsa_support;
 
 use anchor_support::Moto;

@@ -250,7 +250,7 @@ fn incomplete_or_inconsistent_shard_sets_are_refused() {
     args.extend(["--format", "json"]);
     let plain = d.path().join("plain.json");
     std::fs::write(&plain, vouch_at(&args, d.path()).stdout).unwrap();
-    refused(&[plain.clone()], "not a shard report");
+    refused(std::slice::from_ref(&plain), "not a shard report");
     // Not a report at all, and a report whose rows were edited to drop a log.
     std::fs::write(d.path().join("junk.json"), "{}").unwrap();
     refused(

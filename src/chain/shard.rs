@@ -389,6 +389,9 @@ pub struct Merged {
     pub mode: VerifyMode,
     pub strict: bool,
     pub from: MergedFrom,
+    /// What the shards read from object stores, summed (each shard lists
+    /// the whole fleet, so requests exceed a single run's).
+    pub transfer: Option<crate::objstore::Transfer>,
 }
 
 impl Merged {
@@ -409,6 +412,7 @@ impl Merged {
 /// Merges the reports of all N shards of one run (see the module doc).
 pub fn merge(reports: Vec<(PathBuf, ReportDocument)>) -> Result<Merged, ShardError> {
     let mut shards: Vec<(PathBuf, ShardInfo, Vec<LogRow>)> = Vec::with_capacity(reports.len());
+    let mut transfer: Option<crate::objstore::Transfer> = None;
     for (path, doc) in reports {
         let Some(info) = doc.shard else {
             return Err(ShardError::NotAShard { path });
@@ -419,6 +423,11 @@ pub fn merge(reports: Vec<(PathBuf, ReportDocument)>) -> Result<Merged, ShardErr
                 index: info.index,
                 count: info.count,
             });
+        }
+        if let Some(t) = doc.transfer {
+            let sum = transfer.get_or_insert(crate::objstore::Transfer::default());
+            sum.requests += t.requests;
+            sum.bytes += t.bytes;
         }
         shards.push((path, info, doc.logs));
     }
@@ -508,6 +517,7 @@ pub fn merge(reports: Vec<(PathBuf, ReportDocument)>) -> Result<Merged, ShardErr
             inputs: first.inputs,
             options: first.options,
         },
+        transfer,
     })
 }
 

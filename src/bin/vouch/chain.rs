@@ -563,7 +563,7 @@ fn merge(args: &VerifyArgs) -> Result<ExitCode> {
             state: None,
             shard: None,
             merged: Some(merged.from.clone()),
-            transfer: None,
+            transfer: merged.transfer,
             exit_code: code,
         }),
         VerifyFormat::Ndjson => {
@@ -573,7 +573,7 @@ fn merge(args: &VerifyArgs) -> Result<ExitCode> {
             output::print_json_line(&VerifySummaryLine {
                 mode,
                 merged: Some(merged.from.clone()),
-                transfer: None,
+                transfer: merged.transfer,
                 authenticated: merged.authenticated(),
                 summary,
                 state: None,
