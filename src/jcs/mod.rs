@@ -50,6 +50,7 @@
 //! that RFC 8785 would write as another value.
 
 mod exact;
+pub(crate) mod fast;
 mod number;
 mod string;
 mod validate;
@@ -59,6 +60,7 @@ pub use exact::{
     InexactJson, JsonPath, PathStep, check_exact, check_exact_counted, check_unique_keys,
     check_unique_keys_counted, check_value_exact,
 };
+pub use fast::is_canonical_fast;
 pub use validate::{is_canonical, validate};
 pub use write::{CanonicalizeError, to_canonical_vec, write_canonical};
 

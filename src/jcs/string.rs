@@ -106,7 +106,7 @@ fn check_utf8(input: &[u8], start: usize, end: usize) -> Result<(), JcsError> {
 }
 
 /// Checks the escape whose backslash is at `at`; returns the offset after it.
-fn check_escape(input: &[u8], at: usize) -> Result<usize, JcsError> {
+pub(super) fn check_escape(input: &[u8], at: usize) -> Result<usize, JcsError> {
     let not_canonical = Err(JcsError::NotCanonical {
         offset: at,
         why: NonCanonical::StringEscape,
