@@ -19,7 +19,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 
 /// How much of a file one read brings in.
-const READ_BLOCK: usize = 2 << 20;
+const READ_BLOCK: usize = 256 << 10;
 
 /// What a chunk scan needs to know besides the bytes.
 pub(crate) struct ScanContext<'a> {

@@ -20,7 +20,8 @@ use super::{number, string};
 const BLOCK: usize = 32;
 
 /// Whether any byte of `chunk` stops a string run (`"`, `\`, below 0x20),
-/// and the OR of all its bytes (its top bit says "not all ASCII").
+/// and the OR of all its bytes (its top bit says "not all ASCII"). The
+/// loop compiles to SIMD compares.
 #[inline(always)]
 fn classify(chunk: &[u8; BLOCK]) -> (bool, u8) {
     let mut stop = 0u8;
@@ -37,31 +38,53 @@ fn classify(chunk: &[u8; BLOCK]) -> (bool, u8) {
 #[inline]
 pub(crate) fn string_end(input: &[u8], open: usize) -> Option<(usize, bool)> {
     let mut i = open + 1;
-    let mut high = 0u8;
+    // The OR of the string's bytes seen so far: its top bits say whether
+    // UTF-8 must be checked.
+    let mut high = 0u64;
     let mut escaped = false;
     loop {
-        while let Some(chunk) = input.get(i..).and_then(|s| s.first_chunk::<BLOCK>()) {
-            let (stop, or) = classify(chunk);
-            if stop {
-                break;
+        // Move `i` to the next stop byte: whole blocks without one are
+        // skipped, the block with one is searched eight bytes at a time.
+        'find: loop {
+            if let Some(chunk) = input.get(i..).and_then(|s| s.first_chunk::<BLOCK>()) {
+                let (stop, or) = classify(chunk);
+                if !stop {
+                    high |= u64::from(or);
+                    i += BLOCK;
+                    continue;
+                }
+                for word in chunk.as_chunks::<8>().0 {
+                    let x = u64::from_le_bytes(*word);
+                    let m = string::stop_mask(x);
+                    if m != 0 {
+                        // The lowest flagged byte is the stop; keep the
+                        // bytes below it.
+                        let lowest = m & m.wrapping_neg();
+                        high |= x & ((lowest >> 7) - 1);
+                        i += (lowest.trailing_zeros() / 8) as usize;
+                        break 'find;
+                    }
+                    high |= x;
+                    i += 8;
+                }
+                // classify saw a stop byte, so one of the words has it.
+                return None;
             }
-            high |= or;
-            i += BLOCK;
-        }
-        // A stop byte within the next BLOCK bytes, or fewer than BLOCK left.
-        let b = loop {
+            // Fewer than BLOCK bytes left.
             let b = *input.get(i)?;
             if b == b'"' || b == b'\\' || b < 0x20 {
-                break b;
+                break;
             }
-            high |= b;
+            high |= u64::from(b);
             i += 1;
-        };
-        match b {
+        }
+        match *input.get(i)? {
             b'"' => {
                 // Escapes are ASCII, so the body is valid UTF-8 exactly when
                 // every run between escapes is (what the reference checks).
-                if high & 0x80 != 0 && std::str::from_utf8(&input[open + 1..i]).is_err() {
+                if high & 0x8080_8080_8080_8080 != 0
+                    && std::str::from_utf8(&input[open + 1..i]).is_err()
+                {
                     return None;
                 }
                 return Some((i + 1, escaped));

@@ -12,7 +12,7 @@ const HI: u64 = 0x8080_8080_8080_8080;
 /// below 0x20. Bytes above the lowest flagged one may be flagged falsely
 /// (borrow propagation), so only the lowest set bit is meaningful.
 #[inline(always)]
-fn stop_mask(x: u64) -> u64 {
+pub(super) fn stop_mask(x: u64) -> u64 {
     let q = x ^ (LO * b'"' as u64);
     let b = x ^ (LO * b'\\' as u64);
     let zq = q.wrapping_sub(LO) & !q;
