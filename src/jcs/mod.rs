@@ -43,6 +43,16 @@
 //! reported at the first offending byte; when the input breaks several rules,
 //! the first one met in a left-to-right scan wins.
 //!
+//! # The verifier's fast path
+//!
+//! [`is_canonical_fast`] (and the record parser built on the same scanner,
+//! `chain::record::parse_line_fast`) answers only "accepted or not", with
+//! strings skipped 32 bytes at a time. It must accept exactly what
+//! [`validate`] accepts; [`validate`] stays the reference, the test
+//! oracle, and the source of every error reason and offset (callers ask it
+//! whenever the fast path says no). Unit tests and the `record_fast` fuzz
+//! target check the two agree.
+//!
 //! [`write_canonical`] produces RFC 8785 output from a [`serde_json::Value`] and
 //! refuses (rather than rounds) integers whose RFC 8785 form would denote
 //! another value. [`check_exact`] checks a submitted JSON text (any
