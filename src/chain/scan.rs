@@ -19,7 +19,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 
 /// How much of a file one read brings in.
-const READ_BLOCK: usize = 256 << 10;
+const READ_BLOCK: usize = 2 << 20;
 
 /// What a chunk scan needs to know besides the bytes.
 pub(crate) struct ScanContext<'a> {
@@ -653,24 +653,16 @@ mod tests {
     use super::*;
     use crate::chain::record::{NewRecord, encode, genesis_prev};
 
-    /// Records of every size from a few bytes to past one read block,
-    /// lines straddling block boundaries: the file reader sees what the
-    /// in-memory scan sees, and breaking any one line is caught at it.
+    /// Records of every size from a few bytes to near the line limit, in a
+    /// log of several read blocks, so lines straddle block boundaries: the
+    /// file reader sees what the in-memory scan sees, and breaking any one
+    /// line is caught at it.
     #[test]
     fn block_reader_agrees_with_the_in_memory_scan() {
         let mut log = Vec::new();
         let mut prev = genesis_prev("example.com/blocks");
         let mut seq = 0u64;
-        for len in [
-            0usize,
-            1,
-            100,
-            5000,
-            READ_BLOCK - 200,
-            READ_BLOCK + 300,
-            70_000,
-            3,
-        ] {
+        for len in [0usize, 1, 100, 5000, 900_000, 1_000_000, 70_000, 3] {
             for _ in 0..3 {
                 let body = serde_json::json!({ "pad": "x".repeat(len), "s": seq });
                 let start = log.len();
@@ -713,6 +705,7 @@ mod tests {
             assert_eq!(at(&from_file), at(&in_memory));
             from_file
         };
+        assert!(log.len() > 2 * READ_BLOCK);
         let whole = check(&log);
         assert_eq!(whole.lines, seq);
         assert!(whole.failure.is_none());
