@@ -4,26 +4,46 @@ import argparse, json, math, os, random, subprocess, sys, time
 
 TIME = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
 
-def timed(cmd, repeat=3):
-    """Best of `repeat` runs (page cache warm): (seconds, peak RSS MB, stdout).
-    Peak RSS comes from GNU time (-f %M) when installed, else it is NaN."""
+def run_once(cmd):
+    """One run: (wall seconds, CPU seconds user+sys, peak RSS MB, stdout).
+    CPU comes from the rusage wait4 returns (the command and the children
+    it waited for); peak RSS from GNU time (-f %M) when installed, else NaN
+    (a child's ru_maxrss counts the forking Python's pages)."""
     import tempfile
-    best = None
-    for _ in range(repeat):
-        with tempfile.TemporaryFile() as out, tempfile.NamedTemporaryFile("r") as rss:
-            full = [TIME, "-q", "-f", "%M", "-o", rss.name] + cmd if TIME else cmd
-            t0 = time.perf_counter()
-            subprocess.run(full, stdout=out, stderr=subprocess.DEVNULL, check=False)
-            dt = time.perf_counter() - t0
-            out.seek(0)
-            data = out.read()
-            try:
-                peak = int(rss.read().strip().splitlines()[-1]) / 1024
-            except (ValueError, IndexError):
-                peak = float("nan")
-        if best is None or dt < best[0]:
-            best = (dt, peak, data)
-    return best
+    with tempfile.TemporaryFile() as out, tempfile.NamedTemporaryFile("r") as rss:
+        full = [TIME, "-q", "-f", "%M", "-o", rss.name] + cmd if TIME else cmd
+        t0 = time.perf_counter()
+        p = subprocess.Popen(full, stdout=out, stderr=subprocess.DEVNULL)
+        _, _, ru = os.wait4(p.pid, 0)
+        dt = time.perf_counter() - t0
+        out.seek(0)
+        try:
+            peak = int(rss.read().strip().splitlines()[-1]) / 1024
+        except (ValueError, IndexError):
+            peak = float("nan")
+        return dt, ru.ru_utime + ru.ru_stime, peak, out.read()
+
+def timed(cmd, repeat=3):
+    """Median of `repeat` runs (page cache warm), per figure:
+    (wall s, CPU s, peak RSS MB, stdout of the last run)."""
+    runs = [run_once(cmd) for _ in range(repeat)]
+    med = lambda i: sorted(r[i] for r in runs)[len(runs) // 2]
+    return med(0), med(1), max(r[2] for r in runs), runs[-1][3]
+
+def paired(cmds, rounds):
+    """Runs each command of `cmds` (name -> argv) once per round, in turn
+    (A, B, A, B, ...), and returns name -> (median wall, median CPU,
+    max RSS, last stdout). Alternating puts old and new binaries under the
+    same background load, which the medians then even out."""
+    runs = {name: [] for name in cmds}
+    for _ in range(rounds):
+        for name, cmd in cmds.items():
+            runs[name].append(run_once(cmd))
+    out = {}
+    for name, rs in runs.items():
+        med = lambda i: sorted(r[i] for r in rs)[len(rs) // 2]
+        out[name] = (med(0), med(1), max(r[2] for r in rs), rs[-1][3])
+    return out
 
 PAD = "lorem ipsum dolor sit amet, consectetur adipiscing elit "
 
@@ -114,74 +134,99 @@ def summary(out):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--vouch", required=True)
-    ap.add_argument("--single-mb", type=float, default=2000)
+    ap.add_argument("--baseline", help="an older vouch binary, run alternately with --vouch")
+    ap.add_argument("--rounds", type=int, default=5, help="paired rounds (median reported)")
+    ap.add_argument("--single-mb", type=float, default=930, help="about 1.2 GB of log")
     ap.add_argument("--fleet-files", type=int, default=10000)
     ap.add_argument("--fleet-mb", type=float, default=1000)
+    ap.add_argument("--no-incremental", action="store_true")
     ap.add_argument("--dir", default=os.environ.get("VOUCH_BENCH_DIR", "/tmp/vouch-bench"))
     a = ap.parse_args()
     vouch = os.path.abspath(a.vouch)
+    bins = {"new": vouch}
+    if a.baseline:
+        bins = {"old": os.path.abspath(a.baseline), "new": vouch}
     os.makedirs(a.dir, exist_ok=True)
     cores = os.cpu_count()
     print(f"generating data in {a.dir} (reused when present) ...", file=sys.stderr)
     single, key = make_single(vouch, a.dir, a.single_mb)
     fleet, keyset = make_fleet(vouch, a.dir, a.fleet_files, a.fleet_mb)
     files = fleet_files(fleet)
-    rows = []
-
-    # (a) one big log
-    warm([single])
     size = os.path.getsize(single)
-    floor = timed(["openssl", "dgst", "-sha256", single])
-    v1 = timed([vouch, "verify", single, "--pub", key + ".pub", "--format", "json", "--threads", "1"])
-    vn = timed([vouch, "verify", single, "--pub", key + ".pub", "--format", "json"])
-    recs = summary(vn[2])["records"]
-    assert summary(vn[2])["valid"] == 1, vn[2][:400]
-    rows.append(("single log: openssl dgst -sha256", floor, size, recs))
-    rows.append(("single log: vouch verify, 1 thread", v1, size, recs))
-    rows.append((f"single log: vouch verify, {cores} threads", vn, size, recs))
-
-    # (b) the fleet
-    warm(files)
     fsize = sum(os.path.getsize(f) for f in files)
-    ffloor = timed(["openssl", "dgst", "-sha256"] + files)
-    fv = timed([vouch, "verify", fleet, "--pub", keyset, "--format", "json"])
-    fs = summary(fv[2])
-    assert fs["valid"] == len(files), fs
-    rows.append((f"fleet ({len(files)} logs): openssl dgst -sha256", ffloor, fsize, fs["records"]))
-    rows.append((f"fleet ({len(files)} logs): vouch verify, {cores} threads", fv, fsize, fs["records"]))
+    warm([single])
+    warm(files)
 
-    # (c) incremental: full run with --state, append 1%, re-run
-    state = os.path.join(a.dir, "single.state.json")
-    inc_log = os.path.join(a.dir, "inc.jsonl")
-    subprocess.run(["cp", "--reflink=auto", single, inc_log], check=True)
-    if os.path.exists(state): os.remove(state)
-    full = timed([vouch, "verify", inc_log, "--pub", key + ".pub", "--format", "json", "--state", state], repeat=1)
-    n_new = max(1, recs // 100)
-    append(vouch, inc_log, key, n_new, recs)
-    checkpoint(vouch, inc_log, key)
-    warm([inc_log])
-    inc = timed([vouch, "verify", inc_log, "--pub", key + ".pub", "--format", "json", "--state", state], repeat=1)
-    isum = json.loads(inc[2])
-    assert isum["logs"][0]["resumed_from"] is not None, "incremental run did not resume"
-    assert isum["summary"]["valid"] == 1, inc[2][:400]
-    os.remove(inc_log)
+    # One paired run: per round, the floor and every binary on the same
+    # files, in turn.
+    cmds = {"dgst": ["openssl", "dgst", "-sha256", single],
+            "fleet dgst": ["openssl", "dgst", "-sha256"] + files}
+    for tag, b in bins.items():
+        cmds[f"{tag} 1"] = [b, "verify", single, "--pub", key + ".pub", "--format", "json", "--threads", "1"]
+        cmds[f"{tag} n"] = [b, "verify", single, "--pub", key + ".pub", "--format", "json"]
+        cmds[f"{tag} fleet"] = [b, "verify", fleet, "--pub", keyset, "--format", "json"]
+    print(f"measuring: {a.rounds} rounds of {len(cmds)} runs, alternating ...", file=sys.stderr)
+    r = paired(cmds, a.rounds)
+    recs = summary(r["new n"][3])["records"]
+    for tag in bins:
+        assert summary(r[f"{tag} n"][3])["valid"] == 1, r[f"{tag} n"][3][:400]
+        assert summary(r[f"{tag} 1"][3])["valid"] == 1
+        fs = summary(r[f"{tag} fleet"][3])
+        assert fs["valid"] == len(files), fs
+    frecs = summary(r["new fleet"][3])["records"]
 
     print()
-    print(f"machine: {cores} cores; {os.uname().machine}")
-    print(f"{'run':58} {'seconds':>8} {'MB/s':>8} {'records/s':>11} {'vs floor':>9} {'peak RSS':>9}")
-    base = {"single": floor[0], "fleet": ffloor[0]}
-    for name, (dt, rss, _), nbytes, nrec in rows:
-        kind = "single" if name.startswith("single") else "fleet"
-        print(f"{name:58} {dt:8.3f} {nbytes/dt/1e6:8.0f} {nrec/dt:11.0f} {dt/base[kind]:8.2f}x {rss:7.1f}MB")
-    print(f"{'incremental: full run with --state':58} {full[0]:8.3f}")
-    print(f"{'incremental: after appending 1% (' + str(n_new) + ' records)':58} {inc[0]:8.3f}"
-          f"   = {100*inc[0]/full[0]:.1f}% of the full run")
+    print(f"machine: {cores} cores; {os.uname().machine}; {a.rounds} paired rounds, medians;"
+          f" single log {size/1e9:.2f} GB / {recs} records; fleet {len(files)} logs,"
+          f" {fsize/1e9:.2f} GB / {frecs} records")
+    print(f"{'run':44} {'wall s':>8} {'CPU s':>8} {'MB/s':>7} {'wall/dgst':>9} {'CPU/dgst':>9} {'ns CPU/B':>8} {'RSS MB':>7}")
+    d, fd = r["dgst"], r["fleet dgst"]
+    def row(name, m, base, nbytes):
+        print(f"{name:44} {m[0]:8.3f} {m[1]:8.3f} {nbytes/m[0]/1e6:7.0f} {m[0]/base[0]:8.2f}x"
+              f" {m[1]/base[1]:8.2f}x {m[1]*1e9/nbytes:8.3f} {m[2]:7.1f}")
+    row("single log: openssl dgst -sha256", d, d, size)
+    for tag in bins:
+        row(f"single log: {tag}, 1 thread", r[f"{tag} 1"], d, size)
+        row(f"single log: {tag}, {cores} threads", r[f"{tag} n"], d, size)
+    row(f"fleet: openssl dgst -sha256", fd, fd, fsize)
+    for tag in bins:
+        row(f"fleet: {tag}, {cores} threads", r[f"{tag} fleet"], fd, fsize)
+
+    if not a.no_incremental:
+        # Incremental: full run with --state, append 1%, re-run (new binary).
+        state = os.path.join(a.dir, "single.state.json")
+        inc_log = os.path.join(a.dir, "inc.jsonl")
+        subprocess.run(["cp", "--reflink=auto", single, inc_log], check=True)
+        if os.path.exists(state): os.remove(state)
+        full = run_once([vouch, "verify", inc_log, "--pub", key + ".pub", "--format", "json", "--state", state])
+        n_new = max(1, recs // 100)
+        append(vouch, inc_log, key, n_new, recs)
+        checkpoint(vouch, inc_log, key)
+        warm([inc_log])
+        inc = run_once([vouch, "verify", inc_log, "--pub", key + ".pub", "--format", "json", "--state", state])
+        isum = json.loads(inc[3])
+        assert isum["logs"][0]["resumed_from"] is not None, "incremental run did not resume"
+        assert isum["summary"]["valid"] == 1, inc[3][:400]
+        os.remove(inc_log)
+        print(f"{'incremental: full run with --state':44} {full[0]:8.3f}")
+        print(f"{'incremental: after appending 1%':44} {inc[0]:8.3f}   = {100*inc[0]/full[0]:.1f}% of the full run")
+
     print()
-    print(f"single log, all cores vs openssl dgst: {vn[0]/floor[0]:.2f}x (target <= 1.2x)")
-    print(f"scaling, all cores vs 1 thread: {v1[0]/vn[0]:.2f}x (target >= 1.7x)")
-    print(f"fleet bytes/s vs single-log bytes/s: {(fsize/fv[0])/(size/vn[0])*100:.0f}% (target >= 80%)")
-    print(f"peak RSS: single {vn[1]:.1f} MB, fleet {fv[1]:.1f} MB (target <= 100 MB)")
-    print(f"incremental: {100*inc[0]/full[0]:.1f}% of the full run (target <= 5%)")
+    n, f = r["new n"], r["new fleet"]
+    ok = lambda c: "met" if c else "NOT met"
+    w, c = n[0] / d[0], n[1] / d[1]
+    fr = (fsize / f[0]) / (size / n[0]) * 100
+    print(f"targets (issue 27), new binary, {cores} cores:")
+    print(f"  single log wall vs openssl dgst: {w:.2f}x (target <= 1.0x) {ok(w <= 1.0)}")
+    print(f"  single log CPU vs openssl dgst:  {c:.2f}x (target <= 2.0x) {ok(c <= 2.0)}")
+    print(f"  1 thread CPU per byte: {r['new 1'][1]*1e9/size:.3f} ns (openssl dgst {d[1]*1e9/size:.3f} ns)")
+    print(f"  fleet bytes/s vs single log:     {fr:.0f}% (target >= 90%) {ok(fr >= 90)}")
+    print(f"  peak RSS: single {n[2]:.1f} MB, fleet {f[2]:.1f} MB (target < 40 MB) {ok(max(n[2], f[2]) < 40)}")
+    if "old" in bins:
+        o1, on, of = r["old 1"], r["old n"], r["old fleet"]
+        print("new vs old (paired medians):")
+        print(f"  1 thread CPU {r['new 1'][1]/o1[1]:.2f}x, {cores} threads wall {n[0]/on[0]:.2f}x"
+              f" CPU {n[1]/on[1]:.2f}x, fleet wall {f[0]/of[0]:.2f}x CPU {f[1]/of[1]:.2f}x")
 
 if __name__ == "__main__":
     main()

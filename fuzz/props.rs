@@ -286,3 +286,30 @@ pub fn anchor_state(data: &[u8]) -> bool {
     assert_eq!(AnchorState::parse(&out), Ok(state));
     true
 }
+
+/// `record_fast`: the verifier's fast paths against their references, on
+/// every line of the input (split at `\n`) and on the whole input.
+/// [`vouch::chain::record::parse_line`] (fast path, then the reference
+/// for the reason) returns exactly what
+/// [`vouch::chain::record::parse_line_reference`] returns, the same view
+/// or the same error; the fast path accepts exactly the lines the
+/// reference accepts; and [`vouch::jcs::is_canonical_fast`] agrees with
+/// [`vouch::jcs::validate`] at the default depth and at depth 2.
+pub fn record_fast(data: &[u8]) -> bool {
+    use vouch::chain::record::{parse_line, parse_line_fast, parse_line_reference};
+    use vouch::jcs;
+    let mut accepted = false;
+    for text in std::iter::once(data).chain(data.split(|&b| b == b'\n')) {
+        let reference = parse_line_reference(text);
+        assert_eq!(parse_line(text), reference);
+        assert_eq!(parse_line_fast(text).is_some(), reference.is_ok());
+        accepted |= reference.is_ok();
+        for depth in [jcs::DEFAULT_MAX_DEPTH, 2] {
+            assert_eq!(
+                jcs::is_canonical_fast(text, depth),
+                jcs::validate(text, depth, |_, _| {}).is_ok()
+            );
+        }
+    }
+    accepted
+}

@@ -111,3 +111,8 @@ fn verify_state() {
 fn anchor_state() {
     replay("anchor_state", 3, props::anchor_state);
 }
+
+#[test]
+fn record_fast() {
+    replay("record_fast", 5, props::record_fast);
+}

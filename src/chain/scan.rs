@@ -665,3 +665,85 @@ impl<'f> BlockReader<'f> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::chain::record::{NewRecord, encode, genesis_prev};
+
+    /// Records of every size from a few bytes to near the line limit, in a
+    /// log of several read blocks, so lines straddle block boundaries: the
+    /// file reader sees what the in-memory scan sees, and breaking any one
+    /// line is caught at it.
+    #[test]
+    fn block_reader_agrees_with_the_in_memory_scan() {
+        let mut log = Vec::new();
+        let mut prev = genesis_prev("example.com/blocks");
+        let mut seq = 0u64;
+        for len in [0usize, 1, 100, 5000, 900_000, 1_000_000, 70_000, 3] {
+            for _ in 0..3 {
+                let body = serde_json::json!({ "pad": "x".repeat(len), "s": seq });
+                let start = log.len();
+                encode(
+                    &NewRecord {
+                        origin: "example.com/blocks",
+                        seq,
+                        prev,
+                        ts: "2026-12-02T00:00:00Z",
+                        kind: "note",
+                        body: &body,
+                    },
+                    &mut log,
+                )
+                .unwrap();
+                prev = leaf_hash(&log[start..]);
+                log.push(b'\n');
+                seq += 1;
+            }
+        }
+        let trusted = TrustedKeys::default();
+        let ctx = ScanContext {
+            trusted: &trusted,
+            snapshot_sizes: &[],
+            progress: None,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.jsonl");
+        let check = |bytes: &[u8]| {
+            std::fs::write(&path, bytes).unwrap();
+            let file = File::open(&path).unwrap();
+            let len = bytes.len() as u64;
+            let from_file = scan_file_chunk(&file, 0, len, len, &ctx).unwrap();
+            let in_memory = scan_bytes(bytes, &ctx);
+            assert_eq!(from_file.lines, in_memory.lines);
+            assert_eq!(from_file.last_leaf, in_memory.last_leaf);
+            assert_eq!(from_file.range, in_memory.range);
+            assert_eq!(from_file.tail, in_memory.tail);
+            let at = |s: &ChunkScan| s.failure.as_ref().map(|f| (f.offset, f.error.code()));
+            assert_eq!(at(&from_file), at(&in_memory));
+            from_file
+        };
+        assert!(log.len() > 2 * READ_BLOCK);
+        let whole = check(&log);
+        assert_eq!(whole.lines, seq);
+        assert!(whole.failure.is_none());
+        assert_eq!(whole.last_leaf, prev);
+        // One byte changed in each line: caught at that line or after it
+        // (a broken link), or the last leaf differs.
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', &log).map(|n| n + 1))
+            .filter(|&s| s < log.len())
+            .collect();
+        for &s in &starts {
+            let mut bad = log.clone();
+            let at = s + log[s..].iter().position(|&b| b == b'x').unwrap_or(2);
+            bad[at] = b'y';
+            let scan = check(&bad);
+            match scan.failure {
+                Some(f) => assert!(f.offset >= s as u64, "{s}"),
+                None => assert_ne!(scan.last_leaf, prev),
+            }
+        }
+    }
+}

@@ -43,6 +43,16 @@
 //! reported at the first offending byte; when the input breaks several rules,
 //! the first one met in a left-to-right scan wins.
 //!
+//! # The verifier's fast path
+//!
+//! [`is_canonical_fast`] (and the record parser built on the same scanner,
+//! `chain::record::parse_line_fast`) answers only "accepted or not", with
+//! strings skipped 32 bytes at a time. It must accept exactly what
+//! [`validate`] accepts; [`validate`] stays the reference, the test
+//! oracle, and the source of every error reason and offset (callers ask it
+//! whenever the fast path says no). Unit tests and the `record_fast` fuzz
+//! target check the two agree.
+//!
 //! [`write_canonical`] produces RFC 8785 output from a [`serde_json::Value`] and
 //! refuses (rather than rounds) integers whose RFC 8785 form would denote
 //! another value. [`check_exact`] checks a submitted JSON text (any
@@ -50,6 +60,7 @@
 //! that RFC 8785 would write as another value.
 
 mod exact;
+pub(crate) mod fast;
 mod number;
 mod string;
 mod validate;
@@ -59,6 +70,7 @@ pub use exact::{
     InexactJson, JsonPath, PathStep, check_exact, check_exact_counted, check_unique_keys,
     check_unique_keys_counted, check_value_exact,
 };
+pub use fast::is_canonical_fast;
 pub use validate::{is_canonical, validate};
 pub use write::{CanonicalizeError, to_canonical_vec, write_canonical};
 

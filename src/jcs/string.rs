@@ -12,7 +12,7 @@ const HI: u64 = 0x8080_8080_8080_8080;
 /// below 0x20. Bytes above the lowest flagged one may be flagged falsely
 /// (borrow propagation), so only the lowest set bit is meaningful.
 #[inline(always)]
-fn stop_mask(x: u64) -> u64 {
+pub(super) fn stop_mask(x: u64) -> u64 {
     let q = x ^ (LO * b'"' as u64);
     let b = x ^ (LO * b'\\' as u64);
     let zq = q.wrapping_sub(LO) & !q;
@@ -106,7 +106,7 @@ fn check_utf8(input: &[u8], start: usize, end: usize) -> Result<(), JcsError> {
 }
 
 /// Checks the escape whose backslash is at `at`; returns the offset after it.
-fn check_escape(input: &[u8], at: usize) -> Result<usize, JcsError> {
+pub(super) fn check_escape(input: &[u8], at: usize) -> Result<usize, JcsError> {
     let not_canonical = Err(JcsError::NotCanonical {
         offset: at,
         why: NonCanonical::StringEscape,

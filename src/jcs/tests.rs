@@ -6,8 +6,16 @@ fn nc(offset: usize, why: NonCanonical) -> Result<(), JcsError> {
     Err(JcsError::NotCanonical { offset, why })
 }
 
+/// The reference's verdict, after checking that the fast path agrees on
+/// acceptance (so every case below is also a differential test).
 fn check(input: &str) -> Result<(), JcsError> {
-    is_canonical(input.as_bytes())
+    let verdict = is_canonical(input.as_bytes());
+    assert_eq!(
+        is_canonical_fast(input.as_bytes(), DEFAULT_MAX_DEPTH),
+        verdict.is_ok(),
+        "fast path disagrees on {input:?}"
+    );
+    verdict
 }
 
 #[test]
