@@ -671,6 +671,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::chain::record::{NewRecord, encode, genesis_prev};
+    use std::fs::File;
 
     /// Records of every size from a few bytes to near the line limit, in a
     /// log of several read blocks, so lines straddle block boundaries: the
