@@ -222,14 +222,22 @@ fn size_of(source: &Source) -> u64 {
 /// Shard `spec`'s share of `found` (see the module doc).
 pub fn select(found: &Found, spec: ShardSpec) -> Selected {
     let (listing, inputs) = listing_digest(input_names(found));
-    let mut units: BTreeMap<String, (u64, Vec<usize>)> = BTreeMap::new();
-    for (i, source) in found.files.iter().enumerate() {
-        let name = source.name().display().to_string();
-        let unit = units.entry(unit_of(&name).to_owned()).or_default();
-        unit.0 += size_of(source);
+    // Sizes of local files are stat'ed on the pool (a fleet is many files).
+    let sized: Vec<(String, u64)> = {
+        use rayon::prelude::*;
+        found
+            .files
+            .par_iter()
+            .map(|s| (s.name().display().to_string(), size_of(s)))
+            .collect()
+    };
+    let mut units: BTreeMap<&str, (u64, Vec<usize>)> = BTreeMap::new();
+    for (i, (name, size)) in sized.iter().enumerate() {
+        let unit = units.entry(unit_of(name)).or_default();
+        unit.0 += size;
         unit.1.push(i);
     }
-    let mut order: Vec<(&String, &(u64, Vec<usize>))> = units.iter().collect();
+    let mut order: Vec<(&&str, &(u64, Vec<usize>))> = units.iter().collect();
     order.sort_by(|a, b| b.1.0.cmp(&a.1.0).then_with(|| a.0.cmp(b.0)));
     // Least-loaded shard first: (bytes, index), smallest on top.
     let mut loads: BinaryHeap<std::cmp::Reverse<(u64, u32)>> =
