@@ -36,7 +36,6 @@ use super::report::{
     exit_code_of, summarize,
 };
 pub use super::report::{MergedFrom, ShardInfo};
-use super::source::Source;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BinaryHeap, HashSet};
@@ -209,16 +208,6 @@ fn unit_of(name: &str) -> &str {
     }
 }
 
-fn size_of(source: &Source) -> u64 {
-    match source.listed_size() {
-        Some(n) => n,
-        None => source
-            .local_path()
-            .and_then(|p| std::fs::metadata(p).ok())
-            .map_or(0, |m| m.len()),
-    }
-}
-
 /// Shard `spec`'s share of `found` (see the module doc).
 pub fn select(found: &Found, spec: ShardSpec) -> Selected {
     let (listing, inputs) = listing_digest(input_names(found));
@@ -228,7 +217,7 @@ pub fn select(found: &Found, spec: ShardSpec) -> Selected {
         found
             .files
             .par_iter()
-            .map(|s| (s.name().display().to_string(), size_of(s)))
+            .map(|s| (s.name().display().to_string(), s.size()))
             .collect()
     };
     let mut units: BTreeMap<&str, (u64, Vec<usize>)> = BTreeMap::new();
@@ -532,6 +521,7 @@ pub fn merge(reports: Vec<(PathBuf, ReportDocument)>) -> Result<Merged, ShardErr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chain::source::Source;
 
     #[test]
     fn specs() {
@@ -591,7 +581,7 @@ mod tests {
             for i in 0..n {
                 let s = select(&found, ShardSpec { index: i, count: n });
                 assert_eq!(s.inputs, found.files.len() as u64 + 1);
-                loads.push(s.found.files.iter().map(size_of).sum::<u64>());
+                loads.push(s.found.files.iter().map(Source::size).sum::<u64>());
                 for f in &s.found.files {
                     assert!(seen.insert(f.name(), i).is_none(), "{:?} twice", f.name());
                 }

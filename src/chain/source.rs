@@ -76,6 +76,16 @@ impl Source {
         }
     }
 
+    /// Its size as listed, or a local file's size now (0 when it cannot
+    /// be stat'ed): for progress and for dealing out shards.
+    pub fn size(&self) -> u64 {
+        match (self.listed_size(), self.local_path()) {
+            (Some(n), _) => n,
+            (None, Some(p)) => std::fs::metadata(p).map_or(0, |m| m.len()),
+            (None, None) => 0,
+        }
+    }
+
     /// The object's ETag (objects only).
     pub fn etag(&self) -> Option<&str> {
         match self {

@@ -601,16 +601,7 @@ fn progress_bar(
     if format != VerifyFormat::Table || !std::io::stderr().is_terminal() {
         return None;
     }
-    let total: u64 = files
-        .iter()
-        .filter_map(|f| {
-            f.listed_size().or_else(|| {
-                f.local_path()
-                    .and_then(|p| std::fs::metadata(p).ok())
-                    .map(|m| m.len())
-            })
-        })
-        .sum();
+    let total: u64 = files.iter().map(chain::source::Source::size).sum();
     let bar = indicatif::ProgressBar::with_draw_target(
         Some(total),
         indicatif::ProgressDrawTarget::stderr(),
