@@ -418,3 +418,59 @@ fn shards_of_a_bucket_merge_into_the_single_run() {
     assert_eq!(m["exit_code"], s["exit_code"]);
     assert_eq!(m["merged"]["shards"], 3);
 }
+
+/// In a bucket one key can name an object and a folder at once (`logs`
+/// and `logs/...`), which a file system cannot. `s3://b/logs` names both:
+/// the object and every log under `logs/` are verified, so an object
+/// copied to a folder's name cannot hide the folder's tampered log.
+#[test]
+fn an_object_named_like_a_folder_does_not_hide_the_folder() {
+    let Some(moto) = Moto::start() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("logs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let keyset = fleet(&dir);
+    moto.py("s3.create_bucket(Bucket='shadow')");
+    upload(&moto, &dir, "shadow", "logs/");
+    // A valid log copied to the key `logs` itself.
+    moto.py(&format!(
+        "s3.upload_file({:?}, 'shadow', 'logs')",
+        dir.join("a.jsonl").to_str().unwrap()
+    ));
+    let keys = keyset.to_str().unwrap();
+    let out = verify(
+        &["s3://shadow/logs", "--pub", keys, "--format", "json"],
+        &moto,
+    );
+    let doc = json_of(&out);
+    assert_eq!(code(&out), 1, "{doc}");
+    let paths: Vec<&str> = doc["logs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["path"].as_str().unwrap())
+        .collect();
+    assert!(paths.contains(&"s3://shadow/logs"), "{paths:?}");
+    assert!(
+        paths.contains(&"s3://shadow/logs/east/c.jsonl"),
+        "{paths:?}"
+    );
+    let c = doc["logs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["path"] == "s3://shadow/logs/east/c.jsonl")
+        .unwrap();
+    assert_eq!(c["status"], "invalid");
+    // Alone (no folder under it), the object is verified as one file.
+    moto.py(&format!(
+        "s3.upload_file({:?}, 'shadow', 'single')",
+        dir.join("a.jsonl").to_str().unwrap()
+    ));
+    let out = verify(
+        &["s3://shadow/single", "--pub", keys, "--format", "json"],
+        &moto,
+    );
+    assert_eq!(code(&out), 0, "{}", support::stdout(&out));
+    assert_eq!(json_of(&out)["summary"]["logs"], 1);
+}

@@ -278,3 +278,134 @@ fn incomplete_or_inconsistent_shard_sets_are_refused() {
         assert!(stderr(&out).contains(reason), "{}", stderr(&out));
     }
 }
+
+/// Two logs of one origin under two names, each valid alone: an exact
+/// copy, and a fork (other records signed with the log's own key). A
+/// single run reads one origin's files as one log and rejects them; the
+/// shards may put the two names in two shards, where each passes alone, so
+/// the merge must reject them too (`split_origin`), whatever N.
+#[test]
+fn one_origin_split_between_shards_is_rejected_as_the_single_run_rejects_it() {
+    let d = tempfile::tempdir().unwrap();
+    fleet(d.path(), 6);
+    let f = d.path().join("fleet");
+    std::fs::copy(f.join("l0.jsonl"), f.join("copy-of-l0.jsonl")).unwrap();
+    let k = key("shard.example/2");
+    let fork = f.join("zz-fork-of-l2.jsonl");
+    writer::append(&fork, &k, &[("event", &json!({"forged": true}))]).unwrap();
+    writer::checkpoint(&fork, &k, true).unwrap();
+    let mut args = BASE.to_vec();
+    args.extend(["--format", "json"]);
+    let single = vouch_at(&args, d.path());
+    assert_eq!(code(&single), 1, "{}", stdout(&single));
+    let mut split_seen = 0;
+    for n in 2..=6 {
+        let reports = run_shards(d.path(), n, &[], &format!("split{n}-"));
+        let out = merge(d.path(), &reports, "json");
+        assert_eq!(code(&out), 1, "N={n}: {}", stdout(&out));
+        let doc = json_of(&out);
+        for origin in ["shard.example/0", "shard.example/2"] {
+            let rows: Vec<&Value> = doc["logs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|r| r["origin"] == origin)
+                .collect();
+            // Split between shards: every part rejected; in one shard: the
+            // shard read them as one log and rejected it.
+            assert!(
+                rows.iter().all(|r| r["status"] == "invalid"),
+                "N={n}: {rows:?}"
+            );
+            if rows.len() > 1 {
+                split_seen += 1;
+                assert!(
+                    rows.iter()
+                        .all(|r| r["reason"] == "split_origin" || r["status"] == "invalid")
+                );
+                assert!(
+                    rows.iter().any(|r| r["reason"] == "split_origin"),
+                    "{rows:?}"
+                );
+            }
+        }
+    }
+    assert!(split_seen > 0, "no N split an origin between shards");
+}
+
+/// Shard reports are the auditor's own record (FORMAT §21.4), but a row
+/// that contradicts itself, or a mode that is not the shard's, is no
+/// report vouch wrote: refused, never merged into a pass.
+#[test]
+fn rows_that_contradict_themselves_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    fleet(d.path(), 6);
+    let reports = run_shards(d.path(), 2, &[], "edit");
+    let made = std::cell::Cell::new(0);
+    let edited = |i: usize, f: &dyn Fn(&mut Value)| {
+        made.set(made.get() + 1);
+        let mut doc: Value = serde_json::from_slice(&std::fs::read(&reports[i]).unwrap()).unwrap();
+        f(&mut doc);
+        let p = d.path().join(format!("edited-{}.json", made.get()));
+        std::fs::write(&p, doc.to_string()).unwrap();
+        let mut set = reports.clone();
+        set[i] = p;
+        set
+    };
+    // The tampered log (l5) is in one of the two shards.
+    let (i, j) = (0..2)
+        .flat_map(|i| {
+            let doc: Value = serde_json::from_slice(&std::fs::read(&reports[i]).unwrap()).unwrap();
+            let j = doc["logs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .position(|r| r["status"] == "invalid");
+            j.map(|j| (i, j))
+        })
+        .next()
+        .unwrap();
+    let cases: Vec<(Vec<PathBuf>, &str)> = vec![
+        (
+            edited(i, &|d| d["logs"][j]["status"] = json!("valid")),
+            "a failure is given exactly when a log is invalid",
+        ),
+        (
+            edited(i, &|d| {
+                d["logs"][j]["status"] = json!("valid");
+                d["logs"][j]["failure"] = Value::Null;
+                d["logs"][j]["reason"] = Value::Null;
+            }),
+            "valid, without a root",
+        ),
+        (
+            edited(i, &|d| d["logs"][j]["reason"] = json!("torn_tail")),
+            "not its failure's",
+        ),
+        (
+            edited(i, &|d| d["logs"][j]["status"] = json!("partial")),
+            "contradicts itself",
+        ),
+        (
+            edited(i, &|d| {
+                d["logs"][j]["path"] = json!("fleet/elsewhere.jsonl")
+            }),
+            "not one of its segments",
+        ),
+        (
+            edited(i, &|d| d["mode"] = json!("chain_only")),
+            "its mode is",
+        ),
+    ];
+    for (set, why) in cases {
+        let out = merge(d.path(), &set, "json");
+        assert_eq!(code(&out), 2, "{why}: {}", stdout(&out));
+        assert!(
+            support::both(&out).contains(why),
+            "{why}: {}",
+            support::both(&out)
+        );
+    }
+    // Unedited, they merge (and the tampered log rejects the fleet).
+    assert_eq!(code(&merge(d.path(), &reports, "json")), 1);
+}

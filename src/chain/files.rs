@@ -93,21 +93,26 @@ fn collect_objects(remote: &[&PathBuf], s3: &S3Connection, found: &mut Found) ->
             expected: "s3://BUCKET[/PREFIX], BUCKET 3 to 63 of a-z 0-9 . -",
         })?;
         // A location that is exactly one object's key names that object
-        // (whatever its name, as a file named on the command line).
-        if !url.prefix.is_empty()
-            && !url.prefix.ends_with('/')
-            && let Some(object) = store.head(&url.bucket, &url.prefix)?
-        {
+        // (whatever its name, as a file named on the command line). Unlike
+        // a file system, a bucket can also hold objects under `KEY/`: the
+        // folder is verified too, so an object copied to a folder's name
+        // cannot hide the folder's logs.
+        let before = objects.len();
+        let named = if !url.prefix.is_empty() && !url.prefix.ends_with('/') {
+            store.head(&url.bucket, &url.prefix)?
+        } else {
+            None
+        };
+        let is_object = named.is_some();
+        if let Some(object) = named {
             objects.insert(object.url(), object);
-            continue;
         }
-        // Otherwise a folder: `s3://b/logs` lists `logs/`.
+        // A folder: `s3://b/logs` lists `logs/`.
         let mut folder = url.clone();
         if !folder.prefix.is_empty() && !folder.prefix.ends_with('/') {
             folder.prefix.push('/');
         }
         let listed = store.list(&folder)?;
-        let before = objects.len();
         for object in listed {
             let rel = &object.key[folder.prefix.len()..];
             let hidden = rel.split('/').any(|c| c.starts_with('.'));
@@ -116,7 +121,7 @@ fn collect_objects(remote: &[&PathBuf], s3: &S3Connection, found: &mut Found) ->
                 objects.insert(object.url(), object);
             }
         }
-        if objects.len() == before {
+        if !is_object && objects.len() == before {
             found.problems.push((
                 PathBuf::from(folder.to_string()),
                 "no log objects under this prefix".to_owned(),

@@ -17,8 +17,6 @@ use super::trust::{self, Prechecked, TrustedKeys};
 use crate::merkle::{CompactRange, Hash, leaf_hash};
 use crate::note::checkpoint::Checkpoint;
 
-/// How much of a file one read brings in.
-const READ_BLOCK: usize = 2 << 20;
 /// How far past a chunk's end the first read goes, for the line crossing it.
 const PAST_END: usize = 16 << 10;
 
@@ -523,6 +521,8 @@ struct BlockReader<'f> {
     /// past it, so neighbouring chunks read little twice (an object is
     /// paid for by the byte).
     soft_end: u64,
+    /// The largest read ([`ReadAt::block_size`]).
+    block: usize,
     buf: Vec<u8>,
     /// File offset of buf[0].
     base: u64,
@@ -543,6 +543,7 @@ impl<'f> BlockReader<'f> {
             progress,
             file_len,
             soft_end: u64::MAX,
+            block: file.block_size(),
             buf: Vec::new(),
             base: 0,
             filled: 0,
@@ -581,7 +582,7 @@ impl<'f> BlockReader<'f> {
         } else {
             self.filled.max(PAST_END)
         }
-        .min(READ_BLOCK);
+        .min(self.block);
         let want = (self.filled + step).min(
             self.filled
                 .saturating_add(usize::try_from(remaining).unwrap_or(usize::MAX)),
@@ -725,7 +726,7 @@ mod tests {
             assert_eq!(at(&from_file), at(&in_memory));
             from_file
         };
-        assert!(log.len() > 2 * READ_BLOCK);
+        assert!(log.len() > 2 * crate::chain::source::LOCAL_BLOCK);
         let whole = check(&log);
         assert_eq!(whole.lines, seq);
         assert!(whole.failure.is_none());

@@ -62,6 +62,18 @@ pub enum ShardError {
     },
     #[error("{}: a report of format {format:?}, not {VERIFY_FORMAT:?}", path.display())]
     Format { path: PathBuf, format: String },
+    #[error("{}: the row of {row} contradicts itself ({why}): not a report vouch wrote", path.display())]
+    BadRow {
+        path: PathBuf,
+        row: String,
+        why: &'static str,
+    },
+    #[error("{}: its mode is {top:?} but its shard's is {shard:?}", path.display())]
+    ModeMismatch {
+        path: PathBuf,
+        top: VerifyMode,
+        shard: VerifyMode,
+    },
     #[error("{}: not a shard report (made without --shard)", path.display())]
     NotAShard { path: PathBuf },
     #[error("{}: shard {index} of {count}: the index is out of range", path.display())]
@@ -120,6 +132,8 @@ impl ShardError {
             ShardError::WithState => "shard_with_state",
             ShardError::Unreadable { .. } => "bad_shard_report",
             ShardError::Format { .. } => "bad_shard_report",
+            ShardError::BadRow { .. } => "bad_shard_report",
+            ShardError::ModeMismatch { .. } => "bad_shard_report",
             ShardError::NotAShard { .. } => "not_a_shard_report",
             ShardError::OutOfRange { .. } => "shard_out_of_range",
             ShardError::CountMismatch { .. } => "shard_count_mismatch",
@@ -414,6 +428,24 @@ pub fn merge(reports: Vec<(PathBuf, ReportDocument)>) -> Result<Merged, ShardErr
         let Some(info) = doc.shard else {
             return Err(ShardError::NotAShard { path });
         };
+        if doc.mode != info.mode {
+            return Err(ShardError::ModeMismatch {
+                path,
+                top: doc.mode,
+                shard: info.mode,
+            });
+        }
+        if let Some((row, why)) = doc
+            .logs
+            .iter()
+            .find_map(|r| row_contradiction(r).map(|w| (r, w)))
+        {
+            return Err(ShardError::BadRow {
+                row: row.path.clone(),
+                path,
+                why,
+            });
+        }
         if info.index >= info.count || info.count > MAX_SHARDS {
             return Err(ShardError::OutOfRange {
                 path,
@@ -495,6 +527,7 @@ pub fn merge(reports: Vec<(PathBuf, ReportDocument)>) -> Result<Merged, ShardErr
         rows.extend(shard_rows);
         candidates.extend(info.missing);
     }
+    reject_split_origins(&mut rows);
     let mut present: HashSet<String> = rows.iter().filter_map(|r| r.origin.clone()).collect();
     for row in candidates {
         if let Some(origin) = &row.origin
@@ -517,6 +550,99 @@ pub fn merge(reports: Vec<(PathBuf, ReportDocument)>) -> Result<Merged, ShardErr
         transfer,
     })
 }
+
+/// Why a row read back from a shard report cannot be one vouch wrote, if
+/// it cannot: a verdict its own fields contradict (a `valid` row with a
+/// failure, a rejected row without a reason), or a name that is not one of
+/// its files.
+fn row_contradiction(row: &LogRow) -> Option<&'static str> {
+    use super::report::LogStatus;
+    if !row.segments.contains(&row.path) {
+        return Some("its path is not one of its segments");
+    }
+    if row.failure.is_some() != (row.status == LogStatus::Invalid) {
+        return Some("a failure is given exactly when a log is invalid");
+    }
+    match row.status {
+        LogStatus::Valid if row.reason.is_some() || row.error.is_some() => {
+            Some("valid, with a reason")
+        }
+        LogStatus::Valid if row.root.is_none() => Some("valid, without a root"),
+        LogStatus::Invalid
+            if row.reason.as_deref() != row.failure.as_ref().map(|f| f.reason.as_str()) =>
+        {
+            Some("invalid, with a reason that is not its failure's")
+        }
+        LogStatus::Partial | LogStatus::Unauthenticated | LogStatus::Error
+            if row.reason.is_none() =>
+        {
+            Some("rejected or partial, without a reason")
+        }
+        _ => None,
+    }
+}
+
+/// The merge's one check of what a single run decides across shards: one
+/// origin's files are one log. A shard groups the files of its own share
+/// by origin, but two files of one origin named as two logs (`a.jsonl`,
+/// `b.jsonl`) may fall in two shards. If the later part continues the
+/// first, its shard already rejected it (`seq_gap`); if both start at
+/// seq 0 (a copy, or a fork signed with the log's key), each passes alone,
+/// while the single run, reading them as one log, rejects the second
+/// start. Every row of an origin that appears in more than one row is
+/// therefore rejected here (`split_origin`): a merged report never accepts
+/// what the single run rejects.
+fn reject_split_origins(rows: &mut [LogRow]) {
+    use super::report::LogStatus;
+    let mut count: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for row in rows.iter() {
+        if let Some(origin) = &row.origin {
+            count.entry(origin).or_default().push(&row.path);
+        }
+    }
+    let split: BTreeMap<String, Vec<String>> = count
+        .into_iter()
+        .filter(|(_, paths)| paths.len() > 1)
+        .map(|(o, paths)| (o.to_owned(), paths.into_iter().map(str::to_owned).collect()))
+        .collect();
+    for row in rows.iter_mut() {
+        let Some(paths) = row.origin.as_ref().and_then(|o| split.get(o)) else {
+            continue;
+        };
+        if matches!(row.status, LogStatus::Invalid | LogStatus::Error) {
+            continue;
+        }
+        let others: Vec<&str> = paths
+            .iter()
+            .map(String::as_str)
+            .filter(|p| *p != row.path)
+            .collect();
+        let first = row
+            .segments
+            .first()
+            .cloned()
+            .unwrap_or_else(|| row.path.clone());
+        row.status = LogStatus::Invalid;
+        row.reason = Some(SPLIT_ORIGIN.to_owned());
+        row.failure = Some(super::report::FailureRow {
+            between: None,
+            changed: None,
+            line: 1,
+            message: format!(
+                "records of origin {:?} are also in {}, which another shard verified: a single run verifies one origin's files as one log, and these parts do not continue one another",
+                row.origin.as_deref().unwrap_or_default(),
+                others.join(", ")
+            ),
+            offset: 0,
+            path: first,
+            reason: SPLIT_ORIGIN.to_owned(),
+            seq: None,
+        });
+    }
+}
+
+/// The reason code of [`reject_split_origins`].
+pub const SPLIT_ORIGIN: &str = "split_origin";
 
 #[cfg(test)]
 mod tests {

@@ -11,10 +11,25 @@ use crate::objstore::{ListedObject, ObjectStore};
 #[cfg(feature = "s3")]
 use std::sync::Arc;
 
+/// The scan's read block for a local file: 256 KiB, which the kernel fills
+/// from the page cache in one copy and which stays in L2 while the line
+/// parser and SHA-256 walk it.
+pub(crate) const LOCAL_BLOCK: usize = 256 << 10;
+/// The scan's read block for an object: one ranged GET each, so large.
+#[cfg(feature = "s3")]
+pub(crate) const OBJECT_BLOCK: usize = 2 << 20;
+
 /// Reading by offset, as `pread` does.
 pub(crate) trait ReadAt: Sync {
     /// Reads up to `buf.len()` bytes at `offset`; 0 at the end.
     fn pread(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize>;
+
+    /// How much one read should ask for when scanning: small enough that
+    /// the block stays in the core's cache while it is parsed and hashed
+    /// (a local file), large where each read is a request (an object).
+    fn block_size(&self) -> usize {
+        LOCAL_BLOCK
+    }
 
     /// Fills `buf` from `offset`, or fails with `UnexpectedEof`.
     fn pread_exact(&self, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
@@ -128,6 +143,14 @@ impl ReadAt for Opened {
             Opened::File(f) => f.pread(buf, offset),
             #[cfg(feature = "s3")]
             Opened::Object(o) => o.store.read_at(&o.object, buf, offset),
+        }
+    }
+
+    fn block_size(&self) -> usize {
+        match self {
+            Opened::File(_) => LOCAL_BLOCK,
+            #[cfg(feature = "s3")]
+            Opened::Object(_) => OBJECT_BLOCK,
         }
     }
 }

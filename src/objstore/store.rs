@@ -208,6 +208,19 @@ impl ObjectStore {
                         std::io::Error::other(remote(&object.url(), "GetObject", e).to_string())
                     }
                 })?;
+            // The server says which bytes it sends and how long the
+            // object is: both must be what was asked for and what the
+            // listing said (a listing that understated the size would
+            // otherwise cut the log where it chose).
+            if let Some(range) = resp.content_range() {
+                let expected = format!("bytes {}-{}/{}", offset, offset + want - 1, object.size);
+                if range != expected {
+                    return Err(std::io::Error::other(format!(
+                        "{}: the server sent {range:?} for {expected:?} (the object is not the size listed, or changed)",
+                        object.url()
+                    )));
+                }
+            }
             let mut body = resp.body;
             let mut got = 0usize;
             while let Some(chunk) = body.next().await {
