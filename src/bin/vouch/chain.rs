@@ -79,7 +79,7 @@ pub struct RepairArgs {
 
 #[derive(clap::Args)]
 #[command(
-    after_help = "Exit codes: 0 every log is valid, or partial (records after its last checkpoint), and authenticated by a key given with --pub for its origin; 1 a log is invalid, or unauthenticated (no key given for its origin: anyone could have written and signed it), or with --strict partial; 2 a log or an input could not be read. Without --pub every log is unauthenticated (exit 1) unless --chain-only says that the hash chain and tree are all you want checked. A shard (--shard) exits for its own logs; --merge exits with the code one run over the whole fleet gives, or 2 when the reports are not all shards of one run."
+    after_help = "Exit codes: 0 every log is valid, or partial (records after its last checkpoint), and authenticated by a key given with --pub for its origin; 1 a log is invalid, or unauthenticated (no key given for its origin: anyone could have written and signed it), or with --strict partial; 2 a log or an input could not be read. Without --pub every log is unauthenticated (exit 1) unless --chain-only says that the hash chain and tree are all you want checked. A shard (--shard) exits for its own logs; --merge exits with the code one run over the whole fleet gives, or 2 when the reports are not one complete, consistent set of shards (each index once, the same N, options, keys and listing)."
 )]
 pub struct VerifyArgs {
     /// Log files or directories (every *.jsonl below them), or
