@@ -121,6 +121,9 @@ pub(crate) fn group(plans: Vec<FilePlan>) -> Vec<LogPlan> {
         }
     }
     for (origin, mut segments) in by_origin {
+        // Held for the whole run, one per log: a fleet of one-file logs
+        // would otherwise keep room for four plans in each.
+        segments.shrink_to_fit();
         segments.sort_by(|a, b| {
             let sa = a.head.as_ref().map_or(0, |h| h.1);
             let sb = b.head.as_ref().map_or(0, |h| h.1);

@@ -114,7 +114,9 @@ fn streaming(
     // (trusting what was verified before) needs the same keys.
     let previous = opts.state.as_deref();
     let same_keys = previous.is_some_and(|s| s.keys == keys);
-    let mut results: Vec<(LogReport, Option<SavedLog>)> = logs
+    // Reports and states in two vectors (not one of pairs converted into
+    // another): a fleet's reports are its largest allocation, held once.
+    let (mut reports, saved): (Vec<LogReport>, Vec<Option<SavedLog>>) = logs
         .par_iter()
         .map(|log| {
             let pinned = previous.and_then(|s| log.origin.as_ref().and_then(|o| s.logs.get(o)));
@@ -122,22 +124,20 @@ fn streaming(
             on_log(&result.0);
             result
         })
-        .collect();
-    results.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+        .unzip();
+    drop(logs);
+    reports.sort_by(|a, b| a.path.cmp(&b.path));
     let mut state = VerifyState {
         format: STATE_FORMAT.to_owned(),
         keys,
         logs: previous.map(|s| s.logs.clone()).unwrap_or_default(),
     };
-    let mut reports = Vec::with_capacity(results.len());
-    for (report, saved) in results {
-        // Only a log that verified moves its pin forward; a rejected or
-        // unreadable one keeps the pin it had, so it stays rejected until
-        // the auditor resets that pin (`--reset-pin`).
-        if let Some(saved) = saved {
-            state.logs.insert(saved.origin.clone(), saved);
-        }
-        reports.push(report);
+    // Only a log that verified moves its pin forward; a rejected or
+    // unreadable one keeps the pin it had, so it stays rejected until the
+    // auditor resets that pin (`--reset-pin`). Each log is one origin (the
+    // plan groups by origin), so the order of insertion does not matter.
+    for saved in saved.into_iter().flatten() {
+        state.logs.insert(saved.origin.clone(), saved);
     }
     if let Some(previous) = previous {
         add_missing_pins(&mut reports, previous);
