@@ -75,29 +75,41 @@ pub fn read_signer_key(path: &Path) -> Result<SignerKey> {
     })
 }
 
+/// Keysets this large are parsed on the rayon pool: each key is a point
+/// decompression (a field square root), about 7 µs, so a fleet's keyset of
+/// 10,000 keys took 70 ms, serial, before the first log was read.
+const PARALLEL_KEYS: usize = 256;
+
 /// Reads a verifier key file or keyset: one key per line.
 pub fn read_verifier_keys(path: &Path) -> Result<Vec<VerifierKey>> {
     let text = read_key_text(path)?;
-    let mut keys = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .map(str::trim)
+        .enumerate()
+        .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'))
+        .collect();
+    let parse = |&(i, line): &(usize, &str)| -> std::result::Result<VerifierKey, KeyFileProblem> {
         if line.starts_with("PRIVATE+KEY+") {
-            return Err(key_error(path, KeyFileProblem::PrivateGivenAsPublic));
+            return Err(KeyFileProblem::PrivateGivenAsPublic);
         }
-        let key = VerifierKey::from_text(line).map_err(|e| {
-            key_error(
-                path,
-                KeyFileProblem::Malformed {
-                    line: i + 1,
-                    reason: e.to_string(),
-                },
-            )
-        })?;
-        keys.push(key);
-    }
+        VerifierKey::from_text(line).map_err(|e| KeyFileProblem::Malformed {
+            line: i + 1,
+            reason: e.to_string(),
+        })
+    };
+    let parsed: Vec<std::result::Result<VerifierKey, KeyFileProblem>> =
+        if lines.len() >= PARALLEL_KEYS {
+            use rayon::prelude::*;
+            lines.par_iter().map(parse).collect()
+        } else {
+            lines.iter().map(parse).collect()
+        };
+    // The first bad line, in file order, is the one reported.
+    let keys = parsed
+        .into_iter()
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|problem| key_error(path, problem))?;
     if keys.is_empty() {
         return Err(key_error(path, KeyFileProblem::Empty));
     }
@@ -176,4 +188,58 @@ pub fn load_trusted_keys(paths: &[PathBuf]) -> Result<super::TrustedKeys> {
         all.extend(read_verifier_keys(p)?);
     }
     Ok(super::TrustedKeys::new(all)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Small and large keysets (serial and parallel parsing) read the same
+    /// keys in file order, and report the first bad line in file order.
+    #[test]
+    fn keysets_parse_in_order_and_report_the_first_bad_line() {
+        let dir = tempfile::tempdir().unwrap();
+        for n in [3, PARALLEL_KEYS + 44] {
+            let keys: Vec<String> = (0..n)
+                .map(|i| {
+                    SignerKey::from_seed(&format!("k.example/{i}"), &[(i % 251) as u8 + 1; 32])
+                        .unwrap()
+                        .verifier()
+                        .to_text()
+                })
+                .collect();
+            let mut text = String::from("# a keyset\n\n");
+            text.push_str(&keys.join("\n"));
+            let path = dir.path().join(format!("set-{n}.pub"));
+            std::fs::write(&path, &text).unwrap();
+            let read: Vec<String> = read_verifier_keys(&path)
+                .unwrap()
+                .iter()
+                .map(VerifierKey::to_text)
+                .collect();
+            assert_eq!(read, keys);
+            // A malformed line, then a private key further down: the
+            // malformed line (file line 2 + i + 1) is the one reported.
+            let mut lines: Vec<String> = keys.clone();
+            lines[n / 2] = "not+a+key".into();
+            lines[n - 1] = "PRIVATE+KEY+k.example/x+00000000+AAAA".into();
+            std::fs::write(&path, lines.join("\n")).unwrap();
+            match read_verifier_keys(&path) {
+                Err(Error::KeyFile {
+                    problem: KeyFileProblem::Malformed { line, .. },
+                    ..
+                }) => assert_eq!(line, n / 2 + 1),
+                other => panic!("{n}: {other:?}"),
+            }
+            lines[n / 2] = keys[n / 2].clone();
+            std::fs::write(&path, lines.join("\n")).unwrap();
+            assert!(matches!(
+                read_verifier_keys(&path),
+                Err(Error::KeyFile {
+                    problem: KeyFileProblem::PrivateGivenAsPublic,
+                    ..
+                })
+            ));
+        }
+    }
 }
