@@ -129,10 +129,10 @@ fn collect_objects(remote: &[&PathBuf], s3: &S3Connection, found: &mut Found) ->
         }
     }
     found.files.extend(objects.into_values().map(|object| {
-        Source::Object(super::source::RemoteObject {
+        Source::Object(Box::new(super::source::RemoteObject {
             store: store.clone(),
             object,
-        })
+        }))
     }));
     found.problems.sort();
     found.problems.dedup();

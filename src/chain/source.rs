@@ -68,7 +68,7 @@ pub enum Source {
     /// An object of an S3-compatible store, as its listing saw it (size,
     /// ETag): every read of it is pinned to that version.
     #[cfg(feature = "s3")]
-    Object(RemoteObject),
+    Object(Box<RemoteObject>),
 }
 
 impl Source {
@@ -125,7 +125,7 @@ impl Source {
         match self {
             Source::Local(p) => Ok(Opened::File(crate::fs::open_regular_io(p)?)),
             #[cfg(feature = "s3")]
-            Source::Object(o) => Ok(Opened::Object(o.clone())),
+            Source::Object(o) => Ok(Opened::Object(RemoteObject::clone(o))),
         }
     }
 }

@@ -114,18 +114,27 @@ fn streaming(
     // (trusting what was verified before) needs the same keys.
     let previous = opts.state.as_deref();
     let same_keys = previous.is_some_and(|s| s.keys == keys);
-    // Reports and states in two vectors (not one of pairs converted into
-    // another): a fleet's reports are its largest allocation, held once.
-    let (mut reports, saved): (Vec<LogReport>, Vec<Option<SavedLog>>) = logs
-        .par_iter()
+    // A fleet's reports are its largest allocation: collected once, while
+    // each log's plan is freed as soon as it is verified, and the states
+    // (only with --state) kept apart rather than as a slot beside every
+    // report.
+    let saved: std::sync::Mutex<Vec<SavedLog>> = std::sync::Mutex::new(Vec::new());
+    let mut reports: Vec<LogReport> = logs
+        .into_par_iter()
         .map(|log| {
             let pinned = previous.and_then(|s| log.origin.as_ref().and_then(|o| s.logs.get(o)));
-            let result = verify_log(log, opts, pinned, same_keys);
-            on_log(&result.0);
-            result
+            let (report, state) = verify_log(&log, opts, pinned, same_keys);
+            drop(log);
+            on_log(&report);
+            if let Some(state) = state {
+                saved
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(state);
+            }
+            report
         })
-        .unzip();
-    drop(logs);
+        .collect();
     reports.sort_by(|a, b| a.path.cmp(&b.path));
     let mut state = VerifyState {
         format: STATE_FORMAT.to_owned(),
@@ -136,7 +145,10 @@ fn streaming(
     // unreadable one keeps the pin it had, so it stays rejected until the
     // auditor resets that pin (`--reset-pin`). Each log is one origin (the
     // plan groups by origin), so the order of insertion does not matter.
-    for saved in saved.into_iter().flatten() {
+    for saved in saved
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    {
         state.logs.insert(saved.origin.clone(), saved);
     }
     if let Some(previous) = previous {
