@@ -106,3 +106,44 @@ pub(super) fn missing_log_row(path: &Path, origin: &str, named_by: NamedBy) -> L
         resumed_from: None,
     }
 }
+
+/// `verify_bytes` checks one log: an auditor checkpoint of
+/// another origin, or of this one when the log holds no records, fails it.
+pub(super) fn mark_missing_origin(report: &mut LogReport, name: &Path, opts: &VerifyOptions) {
+    let Some(missing) = opts
+        .checkpoints
+        .iter()
+        .map(|c| &c.checkpoint().origin)
+        .find(|origin| report.origin.as_deref() != Some(origin.as_str()))
+        .cloned()
+    else {
+        return;
+    };
+    // The one log given has no records, or another origin.
+    let size = opts
+        .checkpoints
+        .iter()
+        .find(|c| c.checkpoint().origin == missing)
+        .map_or(0, |c| c.checkpoint().size);
+    let error = if report.records == 0 && size > 0 {
+        ChainError::Truncated {
+            records: 0,
+            checkpoint_size: size,
+        }
+    } else {
+        ChainError::MissingLog {
+            origin: missing,
+            named_by: super::error::NamedBy::Checkpoint,
+        }
+    };
+    report.status = LogStatus::Invalid;
+    report.failure.get_or_insert(Failure {
+        path: name.to_path_buf(),
+        line: 0,
+        offset: 0,
+        seq: None,
+        error,
+        changed: None,
+    });
+    report.verified = None;
+}

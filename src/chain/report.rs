@@ -463,3 +463,24 @@ pub struct MergedFrom {
     pub inputs: u64,
     pub options: String,
 }
+
+impl LogReport {
+    /// The row of a log that could not be read or planned (exit 2).
+    pub(super) fn error_row(path: &std::path::Path, bytes: u64, message: String) -> Self {
+        LogReport {
+            path: path.to_path_buf(),
+            segments: vec![path.to_path_buf()],
+            origin: None,
+            status: LogStatus::Error,
+            bytes,
+            records: 0,
+            covered: 0,
+            checkpoints: 0,
+            failure: None,
+            torn_tail: None,
+            error: Some(message),
+            verified: None,
+            resumed_from: None,
+        }
+    }
+}

@@ -21,7 +21,7 @@ use super::error::ChainError;
 use super::incremental::{
     last_record_changed, recheck_failure, recheck_plan, resume_from, scan_tasks,
 };
-use super::missing::{add_missing_logs, add_missing_pins};
+use super::missing::{add_missing_logs, add_missing_pins, mark_missing_origin};
 use super::plan;
 use super::scan::{self, ChunkScan, ScanContext};
 use super::source::Source;
@@ -71,7 +71,7 @@ pub(super) fn verify_found_with(
 ) -> FleetReport {
     let mut report = streaming(&found.files, opts, on_log, missing_logs);
     for (path, why) in &found.problems {
-        let row = error_report(path, 0, why.clone());
+        let row = LogReport::error_row(path, 0, why.clone());
         on_log(&row);
         report.logs.push(row);
     }
@@ -198,7 +198,10 @@ fn check_log(
 ) -> (LogReport, Option<SavedLog>) {
     let first = &log.segments[0];
     if let Some(e) = &first.error {
-        return (error_report(&first.path, first.len, e.clone()), None);
+        return (
+            LogReport::error_row(&first.path, first.len, e.clone()),
+            None,
+        );
     }
     // The log must contain the auditor's checkpoints and, when it was
     // verified before, the tree verified then (even when it cannot be
@@ -210,7 +213,7 @@ fn check_log(
             .and_then(|range| range.root().ok());
         let Some(root) = root else {
             // A pin that cannot be read is never dropped silently.
-            let mut report = error_report(
+            let mut report = LogReport::error_row(
                 &first.path,
                 first.len,
                 format!(
@@ -255,7 +258,7 @@ fn check_log(
         && let Some(f) = last_record_changed(sv, &log.segments)
     {
         let seg = &log.segments[sv.segments.len() - 1];
-        let mut report = error_report(&seg.path, seg.len, String::new());
+        let mut report = LogReport::error_row(&seg.path, seg.len, String::new());
         report.status = LogStatus::Invalid;
         report.error = None;
         report.origin = Some(sv.origin.clone());
@@ -286,7 +289,10 @@ fn check_log(
             Ok(scan) => per_segment[i].push((a, b, scan)),
             Err(e) => {
                 let seg = &log.segments[i];
-                return (error_report(&seg.path, seg.len, e.to_string()), None);
+                return (
+                    LogReport::error_row(&seg.path, seg.len, e.to_string()),
+                    None,
+                );
             }
         }
     }
@@ -302,7 +308,10 @@ fn check_log(
             }
             Err(e) => {
                 let seg = &log.segments[r.segment];
-                return (error_report(&seg.path, seg.len, e.to_string()), None);
+                return (
+                    LogReport::error_row(&seg.path, seg.len, e.to_string()),
+                    None,
+                );
             }
         }
     }
@@ -384,35 +393,7 @@ pub fn verify_bytes(name: &Path, bytes: &[u8], opts: &VerifyOptions) -> LogRepor
     name_changed_record(&mut report, opts, |seq, found, auditor| {
         blame::changed_record_in(bytes, seq, found, &opts.trusted, auditor)
     });
-    if let Some(missing) = missing_origin(std::slice::from_ref(&report), opts) {
-        // The one log given has no records, or another origin.
-        let size = opts
-            .checkpoints
-            .iter()
-            .find(|c| c.checkpoint().origin == missing)
-            .map_or(0, |c| c.checkpoint().size);
-        let error = if report.records == 0 && size > 0 {
-            ChainError::Truncated {
-                records: 0,
-                checkpoint_size: size,
-            }
-        } else {
-            ChainError::MissingLog {
-                origin: missing,
-                named_by: super::error::NamedBy::Checkpoint,
-            }
-        };
-        report.status = LogStatus::Invalid;
-        report.failure.get_or_insert(Failure {
-            path: name.to_path_buf(),
-            line: 0,
-            offset: 0,
-            seq: None,
-            error,
-            changed: None,
-        });
-        report.verified = None;
-    }
+    mark_missing_origin(&mut report, name, opts);
     report
 }
 
@@ -424,34 +405,4 @@ pub(super) fn auditor_pins(opts: &VerifyOptions) -> Vec<Pin<'_>> {
             auditor: Some(c),
         })
         .collect()
-}
-
-fn error_report(path: &Path, bytes: u64, message: String) -> LogReport {
-    LogReport {
-        path: path.to_path_buf(),
-        segments: vec![path.to_path_buf()],
-        origin: None,
-        status: LogStatus::Error,
-        bytes,
-        records: 0,
-        covered: 0,
-        checkpoints: 0,
-        failure: None,
-        torn_tail: None,
-        error: Some(message),
-        verified: None,
-        resumed_from: None,
-    }
-}
-
-fn missing_origin(logs: &[LogReport], opts: &VerifyOptions) -> Option<String> {
-    opts.checkpoints
-        .iter()
-        .map(|c| &c.checkpoint().origin)
-        .find(|origin| {
-            !logs
-                .iter()
-                .any(|l| l.origin.as_deref() == Some(origin.as_str()))
-        })
-        .cloned()
 }
