@@ -96,3 +96,121 @@ fn a_rotated_segment_with_a_long_tail_is_trailing_data() {
         assert_eq!(reason, Some("trailing_data"), "ranges of {c}");
     }
 }
+
+/// `needle` replaced once in `line`, and where the first changed byte is.
+fn forge(line: &[u8], needle: &str, with: &str) -> (Vec<u8>, usize) {
+    let text = std::str::from_utf8(line).unwrap();
+    let at = text.find(needle).unwrap();
+    let forged = text.replacen(needle, with, 1).into_bytes();
+    let first_diff = (at..).find(|&i| forged[i] != line[i]).unwrap();
+    (forged, first_diff)
+}
+
+/// Found by an independent attack: a torn tail with nothing else in its
+/// range (alone in the last range of a large log, or all that was new
+/// since an incremental run's resume point) was judged without the record
+/// before it, so a tail naming another origin, a wrong `prev` or a wrong
+/// `seq` was a torn tail (partial, exit 0) where the same file read as one
+/// range is trailing data (exit 1). Every prefix of the record a writer
+/// would append next, and of three forgeries of it, must get the one-range
+/// verdict when the tail is alone in its range and when resumed from a
+/// state of the log before it, with either re-check.
+#[test]
+fn a_tail_alone_in_its_range_or_after_a_resume_point_is_judged_as_in_one_range() {
+    use vouch::chain::state::Recheck;
+    let dir = tempfile::tempdir().unwrap();
+    let key = SignerKey::from_seed("example.com/tail", &[9; 32]).unwrap();
+    let log = dir.path().join("a.jsonl");
+    fill(&log, &key, 60);
+    let clean = std::fs::read(&log).unwrap();
+    assert!(clean.len() > 4096, "a range is at least 4 KiB");
+    let copy = dir.path().join("next.jsonl");
+    std::fs::write(&copy, &clean).unwrap();
+    writer::append(&copy, &key, &[("event", &serde_json::json!({"i": 61}))]).unwrap();
+    let appended = std::fs::read(&copy).unwrap();
+    let next = appended[clean.len()..appended.len() - 1].to_vec();
+    let text = std::str::from_utf8(&next).unwrap();
+    let seq_at = text.find("\"seq\":").unwrap() + 6;
+    let seq: String = text[seq_at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let prev_at = text.find("\"prev\":\"").unwrap() + 8;
+    let prev = &text[prev_at..prev_at + 64];
+    let other_prev: String = prev
+        .chars()
+        .map(|c| if c == '0' { '1' } else { '0' })
+        .collect();
+    let variants = [
+        ("honest", next.clone(), usize::MAX),
+        {
+            let (f, at) = forge(
+                &next,
+                "\"origin\":\"example.com/tail\"",
+                "\"origin\":\"example.com/tajl\"",
+            );
+            ("another origin", f, at)
+        },
+        {
+            let (f, at) = forge(&next, prev, &other_prev);
+            ("another prev", f, at)
+        },
+        {
+            let other = (seq.parse::<u64>().unwrap() + 7).to_string();
+            let (f, at) = forge(
+                &next,
+                &format!("\"seq\":{seq}"),
+                &format!("\"seq\":{other}"),
+            );
+            ("another seq", f, at)
+        },
+    ];
+    let first = verify::verify_files(
+        std::slice::from_ref(&log),
+        &VerifyOptions {
+            save_state: true,
+            ..opts(&key, 1 << 20)
+        },
+    );
+    assert_eq!(first.logs[0].status, LogStatus::Valid);
+    let state = std::sync::Arc::new(first.state);
+    for (what, line, changed_at) in &variants {
+        for cut in 1..line.len() {
+            let mut bytes = clean.clone();
+            bytes.extend_from_slice(&line[..cut]);
+            std::fs::write(&log, &bytes).unwrap();
+            let files = std::slice::from_ref(&log);
+            let oracle = verdict(files, &opts(&key, 1 << 20));
+            if cut > *changed_at {
+                assert_eq!(
+                    oracle,
+                    (LogStatus::Invalid, Some("trailing_data")),
+                    "{what}, {cut} bytes"
+                );
+            } else {
+                assert_eq!(
+                    oracle,
+                    (LogStatus::Partial, Some("torn_tail")),
+                    "{what}, {cut} bytes"
+                );
+            }
+            let alone = verdict(files, &opts(&key, clean.len() as u64));
+            assert_eq!(alone, oracle, "{what}, {cut} bytes, alone in its range");
+            for recheck in [Recheck::Rolling, Recheck::All] {
+                let o = VerifyOptions {
+                    state: Some(state.clone()),
+                    recheck,
+                    ..opts(&key, 1 << 20)
+                };
+                let report = verify::verify_files(files, &o);
+                let l = &report.logs[0];
+                assert_eq!(l.resumed_from, Some(first.logs[0].records), "{what}");
+                assert_eq!(
+                    (l.status, l.reason()),
+                    oracle,
+                    "{what}, {cut} bytes, resumed ({recheck:?})"
+                );
+            }
+        }
+    }
+}

@@ -474,3 +474,68 @@ fn an_object_named_like_a_folder_does_not_hide_the_folder() {
     assert_eq!(code(&out), 0, "{}", support::stdout(&out));
     assert_eq!(json_of(&out)["summary"]["logs"], 1);
 }
+
+/// Found by an independent attack: when all an object had gained since the
+/// state was an unterminated tail, the resumed run judged the tail without
+/// the remembered last record, and a tail naming another origin passed as
+/// torn (exit 0) where a full read is `trailing_data` (exit 1).
+#[test]
+fn a_tail_that_is_all_an_object_gained_is_judged_against_the_pinned_record() {
+    let Some(moto) = Moto::start() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("logs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let k = key("example.com/s3tail");
+    let log = dir.join("a.jsonl");
+    fill(&log, &k, 20, 10, 40);
+    let keys = d.path().join("keys.pub");
+    std::fs::write(&keys, format!("{}\n", k.verifier().to_text())).unwrap();
+    moto.py("s3.create_bucket(Bucket='tails')");
+    upload(&moto, &dir, "tails", "logs/");
+    let state = d.path().join("st.json");
+    let args = |recheck: &'static str| -> Vec<String> {
+        let mut a = vec![
+            "s3://tails/logs/".to_string(),
+            "--pub".into(),
+            keys.to_str().unwrap().into(),
+            "--state".into(),
+            state.to_str().unwrap().into(),
+            "--format".into(),
+            "json".into(),
+        ];
+        if !recheck.is_empty() {
+            a.extend(["--recheck".to_string(), recheck.to_string()]);
+        }
+        a
+    };
+    let run = |a: &[String]| {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        verify(&a, &moto)
+    };
+    assert_eq!(code(&run(&args(""))), 0);
+    let clean = std::fs::read(&log).unwrap();
+    for (tail, expect, reason) in [
+        (
+            &b"{\"body\":{\"i\":20},\"kind\":\"event\",\"origin\":\"example.com/s3ta"[..],
+            0,
+            "torn_tail",
+        ),
+        (
+            &b"{\"body\":{\"i\":20},\"kind\":\"event\",\"origin\":\"example.com/zz\",\"prev\":\""[..],
+            1,
+            "trailing_data",
+        ),
+    ] {
+        let mut bytes = clean.clone();
+        bytes.extend_from_slice(tail);
+        std::fs::write(&log, &bytes).unwrap();
+        upload(&moto, &dir, "tails", "logs/");
+        for recheck in ["", "all"] {
+            let out = run(&args(recheck));
+            let doc = json_of(&out);
+            assert_eq!(code(&out), expect, "{recheck}: {doc}");
+            assert_eq!(doc["logs"][0]["reason"], reason, "{recheck}: {doc}");
+            assert!(doc["logs"][0]["resumed_from"].is_u64(), "{doc}");
+        }
+    }
+}

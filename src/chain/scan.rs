@@ -110,6 +110,11 @@ pub(crate) struct ChunkScan {
     pub snapshots: Vec<SizeSnapshot>,
     pub failure: Option<ChunkFailure>,
     pub tail: Tail,
+    /// A torn tail alone in this chunk was checked without the record
+    /// before it (the chunk holds none): its bytes (at most a line's
+    /// limit), for the stitching pass to check against the log's last
+    /// record.
+    pub unchecked_tail: Option<Box<[u8]>>,
 }
 
 /// Scans the lines of `file` that start in `[start, end)`; `file_len` is the
@@ -218,6 +223,7 @@ struct Scanner<'c, 'a, 'v> {
     snapshots: Vec<SizeSnapshot>,
     next_snapshot: usize,
     failure: Option<ChunkFailure>,
+    unchecked_tail: Option<Box<[u8]>>,
     /// A seq jump at the previous line waits for this line's seq to be named.
     jump_pending: Option<u64>,
 }
@@ -238,6 +244,7 @@ impl<'c, 'a, 'v> Scanner<'c, 'a, 'v> {
             snapshots: Vec::new(),
             next_snapshot: 0,
             failure: None,
+            unchecked_tail: None,
             jump_pending: None,
         }
     }
@@ -245,8 +252,9 @@ impl<'c, 'a, 'v> Scanner<'c, 'a, 'v> {
     /// Names the bytes after the last newline: a torn record a crashed
     /// writer of this log could have left (the rule `repair` applies), or
     /// trailing data. The next record's origin, seq and prev are known when
-    /// this chunk holds a record before the tail.
-    fn classify_tail(&self, bytes: &[u8], offset: u64) -> Tail {
+    /// this chunk holds a record before the tail; otherwise the tail is
+    /// kept for the stitching pass, which knows the record before it.
+    fn classify_tail(&mut self, bytes: &[u8], offset: u64) -> Tail {
         let next = self.first.as_ref().map(|_| NextRecord {
             origin: self.origin.clone(),
             seq: self.expected_seq,
@@ -254,6 +262,9 @@ impl<'c, 'a, 'v> Scanner<'c, 'a, 'v> {
         });
         let len = bytes.len() as u64;
         if !bytes.is_empty() && check_torn_tail(bytes, next.as_ref()).is_ok() {
+            if next.is_none() {
+                self.unchecked_tail = Some(bytes.into());
+            }
             Tail::Torn { offset, bytes: len }
         } else {
             Tail::Trailing { offset, bytes: len }
@@ -462,6 +473,7 @@ impl<'c, 'a, 'v> Scanner<'c, 'a, 'v> {
             snapshots: self.snapshots,
             failure: self.failure,
             tail,
+            unchecked_tail: self.unchecked_tail,
         }
     }
 }

@@ -15,6 +15,7 @@ use super::scan::{self, ChunkScan, Tail};
 use super::state::{
     ResumePoint, SavedLog, SavedRange, SavedRotation, SavedSegment, hashes_from_hex, hashes_to_hex,
 };
+use super::tail::{NextRecord, check_torn_tail};
 use super::trust::KeyState;
 use crate::merkle::{CompactRange, Hash};
 use crate::note::{self, checkpoint::Checkpoint};
@@ -84,7 +85,7 @@ pub(super) fn stitch<'k>(
             break;
         }
         segment_lines.push(s.lines_before);
-        let tail = segment_tail(chunks);
+        let (tail, _) = segment_tail(chunks);
         // A segment that was rotated away must end with a complete record.
         if i + 1 < segments.len()
             && let Tail::Torn { offset, bytes } | Tail::Trailing { offset, bytes } = tail
@@ -95,7 +96,9 @@ pub(super) fn stitch<'k>(
     }
     let new_records: u64 = segments.iter().flatten().map(|c| c.2.lines).sum();
     let records = records_before + new_records;
-    let tail = segments.last().map_or(Tail::None, |c| segment_tail(c));
+    let tail = segments
+        .last()
+        .map_or(Tail::None, |c| s.recheck_tail(segment_tail(c)));
     let bytes = log.segments.iter().map(|f| f.len).sum();
     let mut report = LogReport {
         path: log.segments[0].path.clone(),
@@ -277,6 +280,27 @@ impl Stitch<'_> {
     /// Starts from what an earlier run verified: at its resume point (the
     /// last checkpoint record, scanned again) when it has one, else after
     /// its last record. Returns the records before the first one scanned.
+    /// A torn tail that its chunk checked without the record before it (it
+    /// was alone in a range of a large log, or all that was new since an
+    /// incremental run's resume point) is checked here against the log's
+    /// last record, as when the record is in the same chunk: a tail that
+    /// cannot begin this log's next record is trailing data.
+    fn recheck_tail(&self, (tail, unchecked): (Tail, Option<&[u8]>)) -> Tail {
+        if let (Tail::Torn { offset, bytes }, Some(text)) = (tail, unchecked)
+            && let (Some(origin), Some((seq, leaf))) = (&self.origin, self.last)
+        {
+            let next = NextRecord {
+                origin: origin.as_bytes().to_vec(),
+                seq: seq.saturating_add(1),
+                prev: leaf,
+            };
+            if check_torn_tail(text, Some(&next)).is_err() {
+                return Tail::Trailing { offset, bytes };
+            }
+        }
+        tail
+    }
+
     fn resume(&mut self, saved: &SavedLog) -> u64 {
         self.origin = Some(saved.origin.clone());
         if let Some(r) = &saved.resume
@@ -594,14 +618,15 @@ impl Stitch<'_> {
     }
 }
 
-/// What follows the last newline of a segment. The chunk that reached the
-/// end of the file reports it, and it need not be the last chunk: a tail
-/// longer than a chunk, or one that starts just before a chunk boundary,
-/// leaves the chunks after it with no line of their own.
-fn segment_tail(chunks: &[(u64, u64, ChunkScan)]) -> Tail {
+/// What follows the last newline of a segment, with its bytes when the
+/// scan could not check it against the record before it. The chunk that
+/// reached the end of the file reports it, and it need not be the last
+/// chunk: a tail longer than a chunk, or one that starts just before a
+/// chunk boundary, leaves the chunks after it with no line of their own.
+fn segment_tail(chunks: &[(u64, u64, ChunkScan)]) -> (Tail, Option<&[u8]>) {
     chunks
         .iter()
-        .map(|c| c.2.tail)
-        .find(|t| *t != Tail::None)
-        .unwrap_or(Tail::None)
+        .map(|c| (c.2.tail, c.2.unchecked_tail.as_deref()))
+        .find(|t| t.0 != Tail::None)
+        .unwrap_or((Tail::None, None))
 }
