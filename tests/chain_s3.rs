@@ -473,6 +473,26 @@ fn an_object_named_like_a_folder_does_not_hide_the_folder() {
     );
     assert_eq!(code(&out), 0, "{}", support::stdout(&out));
     assert_eq!(json_of(&out)["summary"]["logs"], 1);
+    // A location named twice, with and without its slash, is verified
+    // once and is not an empty prefix the second time.
+    let once = verify(
+        &["s3://shadow/logs/east/", "--pub", keys, "--format", "json"],
+        &moto,
+    );
+    let twice = verify(
+        &[
+            "s3://shadow/logs/east/",
+            "s3://shadow/logs/east",
+            "--pub",
+            keys,
+            "--format",
+            "json",
+        ],
+        &moto,
+    );
+    assert_eq!(code(&twice), code(&once), "{}", support::stdout(&twice));
+    assert_eq!(json_of(&twice)["logs"], json_of(&once)["logs"]);
+    assert_eq!(json_of(&twice)["summary"], json_of(&once)["summary"]);
 }
 
 /// Found by an independent attack: when all an object had gained since the

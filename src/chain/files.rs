@@ -97,7 +97,9 @@ fn collect_objects(remote: &[&PathBuf], s3: &S3Connection, found: &mut Found) ->
         // a file system, a bucket can also hold objects under `KEY/`: the
         // folder is verified too, so an object copied to a folder's name
         // cannot hide the folder's logs.
-        let before = objects.len();
+        // Log objects this location holds, counted before duplicates are
+        // merged: a location named twice is not empty the second time.
+        let mut held = 0usize;
         let named = if !url.prefix.is_empty() && !url.prefix.ends_with('/') {
             store.head(&url.bucket, &url.prefix)?
         } else {
@@ -118,10 +120,11 @@ fn collect_objects(remote: &[&PathBuf], s3: &S3Connection, found: &mut Found) ->
             let hidden = rel.split('/').any(|c| c.starts_with('.'));
             let name = rel.rsplit('/').next().unwrap_or_default();
             if !hidden && is_log_name(name) {
+                held += 1;
                 objects.insert(object.url(), object);
             }
         }
-        if !is_object && objects.len() == before {
+        if !is_object && held == 0 {
             found.problems.push((
                 PathBuf::from(folder.to_string()),
                 "no log objects under this prefix".to_owned(),
