@@ -378,6 +378,50 @@ fn writer_and_verifier_agree_on_numeric_segments() {
     assert_eq!(verify_dir(&dir, "logs"), (0, "valid".to_owned(), 3));
 }
 
+/// Found by an independent attack: a crash left a torn record, logrotate
+/// then moved the file away, and `append` to the new live file skipped the
+/// segment it could not read the end of and started the chain over at seq
+/// 0, a log the verifier then rejects. It now refuses, naming the segment,
+/// and writes nothing, until `repair` has removed the torn record; then the
+/// chain continues.
+#[test]
+fn append_after_a_rotation_refuses_a_segment_that_ends_in_a_torn_record() {
+    let (_d, dir) = setup();
+    std::fs::create_dir(dir.join("logs")).unwrap();
+    for i in 0..3 {
+        append(&dir, "logs/app.jsonl", &format!("{{\"n\":{i}}}"));
+    }
+    let mut bytes = std::fs::read(dir.join("logs/app.jsonl")).unwrap();
+    bytes.extend_from_slice(b"{\"body\":{\"n\":3},\"kind\":\"ev");
+    std::fs::write(dir.join("logs/app.jsonl"), &bytes).unwrap();
+    std::fs::rename(dir.join("logs/app.jsonl"), dir.join("logs/app.jsonl.1")).unwrap();
+    for live in [true, false] {
+        // logrotate's `create` leaves an empty live file; without it, none.
+        if live {
+            std::fs::write(dir.join("logs/app.jsonl"), b"").unwrap();
+        } else {
+            let _ = std::fs::remove_file(dir.join("logs/app.jsonl"));
+        }
+        let o = vouch_at(
+            &["append", "logs/app.jsonl", "--key", "k", "{\"n\":4}"],
+            &dir,
+        );
+        assert_eq!(code(&o), 2, "live file {live}: {}", stdout(&o));
+        assert!(stderr(&o).contains("app.jsonl.1"), "{}", stderr(&o));
+        assert!(stderr(&o).contains("repair"), "{}", stderr(&o));
+        let written = std::fs::read(dir.join("logs/app.jsonl")).unwrap_or_default();
+        assert!(written.is_empty(), "live file {live}: wrote {written:?}");
+        assert_eq!(std::fs::read(dir.join("logs/app.jsonl.1")).unwrap(), bytes);
+    }
+    let o = vouch_at(&["repair", "logs/app.jsonl.1"], &dir);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    append(&dir, "logs/app.jsonl", "{\"n\":4}");
+    assert_eq!(lines(&dir.join("logs/app.jsonl"))[0]["seq"], 3);
+    let o = vouch_at(&["checkpoint", "logs/app.jsonl", "--key", "k"], &dir);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(verify_dir(&dir, "logs"), (0, "valid".to_owned(), 2));
+}
+
 // 5. `repair` removes only a torn record.
 
 fn log_with_records(dir: &Path, n: usize) -> Vec<u8> {

@@ -154,7 +154,9 @@ impl LockedLog {
     /// A new (empty) log file continues the chain of the newest segment
     /// rotated away from the same path ([`super::segments`]: a sibling
     /// named `NAME.N` or `NAME-N`, N all digits) whose last record has this
-    /// origin.
+    /// origin. A segment that does not end in a complete record (a crash
+    /// before the rotation left a torn one) is refused, as appending to it
+    /// would be: skipping it would start the chain over.
     fn continue_from_rotated_segment(&mut self) -> Result<()> {
         let mut best: Option<(u64, Hash)> = None;
         for other in rotated_siblings(&self.path) {
@@ -164,12 +166,26 @@ impl LockedLog {
             let Ok(len) = file.metadata().map(|m| m.len()) else {
                 continue;
             };
-            if len > 0
-                && let Ok(LastLine::Complete(line)) = last_line(&file, len)
-                && let Ok(rec) = record::parse_line(&line)
-                && rec.origin == self.origin.as_bytes()
-                && best.is_none_or(|(seq, _)| rec.seq > seq)
-            {
+            if len == 0 {
+                continue;
+            }
+            let line = match last_line(&file, len).map_err(|e| Error::io(&other, e))? {
+                LastLine::Complete(line) => line,
+                LastLine::Torn(bytes) => {
+                    return Err(state_error(&other, LogStateProblem::TornTail { bytes }));
+                }
+                LastLine::TooLong => {
+                    return Err(state_error(
+                        &other,
+                        LogStateProblem::LastRecordInvalid(ChainError::LineTooLong {
+                            max: record::MAX_LINE_LEN,
+                        }),
+                    ));
+                }
+            };
+            let rec = record::parse_line(&line)
+                .map_err(|e| state_error(&other, LogStateProblem::LastRecordInvalid(e)))?;
+            if rec.origin == self.origin.as_bytes() && best.is_none_or(|(seq, _)| rec.seq > seq) {
                 best = Some((rec.seq, leaf_hash(&line)));
             }
         }
