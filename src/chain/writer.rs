@@ -119,21 +119,7 @@ impl LockedLog {
 
     fn read_last_record(&mut self) -> Result<()> {
         let path = &self.path;
-        let line = last_line(&self.file, self.len).map_err(|e| Error::io(path, e))?;
-        let line = match line {
-            LastLine::Complete(l) => l,
-            LastLine::Torn(bytes) => {
-                return Err(state_error(path, LogStateProblem::TornTail { bytes }));
-            }
-            LastLine::TooLong => {
-                return Err(state_error(
-                    path,
-                    LogStateProblem::LastRecordInvalid(ChainError::LineTooLong {
-                        max: record::MAX_LINE_LEN,
-                    }),
-                ));
-            }
-        };
+        let line = complete_last_line(path, &self.file, self.len)?;
         let rec = record::parse_line(&line)
             .map_err(|e| state_error(path, LogStateProblem::LastRecordInvalid(e)))?;
         if rec.origin != self.origin.as_bytes() {
@@ -169,20 +155,7 @@ impl LockedLog {
             if len == 0 {
                 continue;
             }
-            let line = match last_line(&file, len).map_err(|e| Error::io(&other, e))? {
-                LastLine::Complete(line) => line,
-                LastLine::Torn(bytes) => {
-                    return Err(state_error(&other, LogStateProblem::TornTail { bytes }));
-                }
-                LastLine::TooLong => {
-                    return Err(state_error(
-                        &other,
-                        LogStateProblem::LastRecordInvalid(ChainError::LineTooLong {
-                            max: record::MAX_LINE_LEN,
-                        }),
-                    ));
-                }
-            };
+            let line = complete_last_line(&other, &file, len)?;
             let rec = record::parse_line(&line)
                 .map_err(|e| state_error(&other, LogStateProblem::LastRecordInvalid(e)))?;
             if rec.origin == self.origin.as_bytes() && best.is_none_or(|(seq, _)| rec.seq > seq) {
@@ -434,6 +407,21 @@ pub struct SignedCheckpoint {
     pub note: String,
     /// The seq of the checkpoint record, when one was appended.
     pub record_seq: Option<u64>,
+}
+
+/// The last line of the log file at `path` (`len` > 0 bytes), which a
+/// writer continues: a torn or over-long one is refused (`vouch repair`).
+fn complete_last_line(path: &Path, file: &std::fs::File, len: u64) -> Result<Vec<u8>> {
+    match last_line(file, len).map_err(|e| Error::io(path, e))? {
+        LastLine::Complete(line) => Ok(line),
+        LastLine::Torn(bytes) => Err(state_error(path, LogStateProblem::TornTail { bytes })),
+        LastLine::TooLong => Err(state_error(
+            path,
+            LogStateProblem::LastRecordInvalid(ChainError::LineTooLong {
+                max: record::MAX_LINE_LEN,
+            }),
+        )),
+    }
 }
 
 /// The tree of the locked log: from the writer's tree cache and the
