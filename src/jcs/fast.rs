@@ -35,8 +35,41 @@ fn classify(chunk: &[u8; BLOCK]) -> (bool, u8) {
 
 /// End of the canonical string whose opening quote is at `open` (just past
 /// the closing quote), and whether it holds a backslash.
-#[inline]
+///
+/// Most strings of a record are short ASCII runs (member names, `"request"`,
+/// `"user12"`): their closing quote is found in the first one or two
+/// eight-byte words, inline, with no call. Anything else (a longer string,
+/// an escape, a control or non-ASCII byte) goes to [`string_end_long`],
+/// which starts over from the opening quote.
+#[inline(always)]
 pub(crate) fn string_end(input: &[u8], open: usize) -> Option<(usize, bool)> {
+    let start = open + 1;
+    if let Some(words) = input.get(start..).and_then(|s| s.first_chunk::<16>()) {
+        for (k, word) in words.as_chunks::<8>().0.iter().enumerate() {
+            let x = u64::from_le_bytes(*word);
+            let m = string::stop_mask(x);
+            // The lowest flagged byte is the first stop byte (the mask is
+            // exact there); every byte below it must be ASCII.
+            let lowest = m & m.wrapping_neg();
+            let below = lowest.wrapping_shr(7).wrapping_sub(1);
+            if x & below & 0x8080_8080_8080_8080 != 0 {
+                break;
+            }
+            if m != 0 {
+                let n = (lowest.trailing_zeros() / 8) as usize;
+                if word[n] == b'"' {
+                    return Some((start + 8 * k + n + 1, false));
+                }
+                break;
+            }
+        }
+    }
+    string_end_long(input, open)
+}
+
+/// [`string_end`] for any string: blocks of [`BLOCK`] bytes, escapes, UTF-8.
+#[inline(never)]
+fn string_end_long(input: &[u8], open: usize) -> Option<(usize, bool)> {
     let mut i = open + 1;
     // The OR of the string's bytes seen so far: its top bits say whether
     // UTF-8 must be checked.
@@ -105,13 +138,37 @@ pub(crate) fn string_end(input: &[u8], open: usize) -> Option<(usize, bool)> {
 pub(crate) fn value_end(input: &[u8], pos: usize, depth: u32, max_depth: u32) -> Option<usize> {
     match *input.get(pos)? {
         b'"' => string_end(input, pos).map(|(end, _)| end),
-        b'-' | b'0'..=b'9' => number::scan(input, pos).ok(),
+        b'-' | b'0'..=b'9' => number_end(input, pos),
         b'{' => object_end(input, pos, depth + 1, max_depth),
         b'[' => array_end(input, pos, depth + 1, max_depth),
         b't' => literal_end(input, pos, b"true"),
         b'f' => literal_end(input, pos, b"false"),
         b'n' => literal_end(input, pos, b"null"),
         _ => None,
+    }
+}
+
+/// End of the number at `pos`. A non-negative integer of at most
+/// [`number::FAST_DIGITS`] digits (counters, sizes, status codes) is
+/// recognised inline: no leading zero, not followed by another digit, a
+/// fraction or an exponent, it is canonical (the reference's own rule). Any
+/// other number is [`number::scan`]'s.
+#[inline(always)]
+fn number_end(input: &[u8], pos: usize) -> Option<usize> {
+    let mut i = pos;
+    match input.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            i += 1;
+            while i - pos < number::FAST_DIGITS && input.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+        }
+        _ => return number::scan(input, pos).ok(),
+    }
+    match input.get(i) {
+        Some(b'0'..=b'9' | b'.' | b'e' | b'E') => number::scan(input, pos).ok(),
+        _ => Some(i),
     }
 }
 

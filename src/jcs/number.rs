@@ -5,7 +5,7 @@ use super::{JcsError, NonCanonical};
 
 /// Integers of at most this many digits are below 2^53, so they are exact
 /// doubles and ECMAScript prints them digit for digit.
-const FAST_DIGITS: usize = 15;
+pub(super) const FAST_DIGITS: usize = 15;
 
 /// Checks the number starting at `start`; returns the offset after it.
 #[inline]
