@@ -82,6 +82,12 @@ pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>> {
 /// (without blocking on a FIFO; anything but a regular file is refused),
 /// for inputs that are read as a stream with their own bounds.
 pub fn open_regular(path: &Path) -> Result<std::fs::File> {
+    open_regular_meta(path).map(|(file, _)| file)
+}
+
+/// [`open_regular`], and the metadata it read to check the file's type (one
+/// `fstat` for callers that also need the size).
+pub(crate) fn open_regular_meta(path: &Path) -> Result<(std::fs::File, std::fs::Metadata)> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
@@ -94,14 +100,21 @@ pub fn open_regular(path: &Path) -> Result<std::fs::File> {
             kind: FileKind::of(meta.file_type()),
         });
     }
-    Ok(file)
+    Ok((file, meta))
 }
 
 /// [`open_regular`] for callers that report an [`std::io::Error`] beside
 /// the path themselves: anything but a regular file is an error saying
 /// what it is ("not a regular file (a FIFO)").
 pub(crate) fn open_regular_io(path: &Path) -> std::io::Result<std::fs::File> {
-    open_regular(path).map_err(|e| match e {
+    open_regular_io_meta(path).map(|(file, _)| file)
+}
+
+/// [`open_regular_io`] with the file's metadata ([`open_regular_meta`]).
+pub(crate) fn open_regular_io_meta(
+    path: &Path,
+) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
+    open_regular_meta(path).map_err(|e| match e {
         Error::Io { source, .. } => source,
         Error::NotARegularFile { kind, .. } => {
             std::io::Error::other(format!("not a regular file ({kind})"))

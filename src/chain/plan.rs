@@ -54,17 +54,20 @@ pub(crate) fn plan_file(source: &Source) -> FilePlan {
     };
     let result = (|| -> std::io::Result<()> {
         // Not blocking on a FIFO swapped in since the walk saw a file.
-        let file = source.open()?;
-        match (&file, source.listed_size()) {
-            (Opened::File(f), _) => {
-                let meta = f.metadata()?;
+        // The type check's own `fstat` gives the size and identity.
+        let file = match source.local_path() {
+            Some(path) => {
+                let (file, meta) = crate::fs::open_regular_io_meta(path)?;
                 plan.len = meta.len();
                 plan.dev = meta.dev();
                 plan.ino = meta.ino();
+                Opened::File(file)
             }
-            #[cfg(feature = "s3")]
-            (Opened::Object(_), size) => plan.len = size.unwrap_or(0),
-        }
+            None => {
+                plan.len = source.listed_size().unwrap_or(0);
+                source.open()?
+            }
+        };
         let mut buf = vec![0u8; plan.len.min(4 << 10) as usize];
         loop {
             let n = read_full(&file, &mut buf)?;
