@@ -226,7 +226,12 @@ fn object_end(input: &[u8], open: usize, depth: u32, max_depth: u32) -> Option<u
         if input.get(key_end) != Some(&b':') {
             return None;
         }
-        pos = value_end(input, key_end + 1, depth, max_depth)?;
+        // Strings and numbers, most members' values, without a call.
+        pos = match input.get(key_end + 1)? {
+            b'"' => string_end(input, key_end + 1)?.0,
+            b'0'..=b'9' => number_end(input, key_end + 1)?,
+            _ => value_end(input, key_end + 1, depth, max_depth)?,
+        };
         match input.get(pos)? {
             b',' => pos += 1,
             b'}' => return Some(pos + 1),

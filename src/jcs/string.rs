@@ -148,8 +148,27 @@ pub(super) fn check_escape(input: &[u8], at: usize) -> Result<usize, JcsError> {
 
 /// Compares two canonical raw member names by the UTF-16 code units of their
 /// decoded values. `escaped` says whether either contains a backslash.
-#[inline]
+///
+/// Names of one object mostly differ at their first byte: when neither has
+/// an escape and both first bytes differ and are below 0xEE (no lead byte
+/// of U+E000 and above, see [`cmp_names_at_length`]), byte order decides,
+/// inline.
+#[inline(always)]
 pub(super) fn cmp_names(a: &[u8], b: &[u8], escaped: bool) -> Ordering {
+    if !escaped
+        && let (Some(&x), Some(&y)) = (a.first(), b.first())
+        && x != y
+        && x < 0xEE
+        && y < 0xEE
+    {
+        return x.cmp(&y);
+    }
+    cmp_names_at_length(a, b, escaped)
+}
+
+/// [`cmp_names`] for any two names.
+#[inline(never)]
+fn cmp_names_at_length(a: &[u8], b: &[u8], escaped: bool) -> Ordering {
     if escaped {
         return Utf16Units::new(a).cmp(Utf16Units::new(b));
     }
