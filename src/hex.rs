@@ -3,6 +3,7 @@
 //! decoder of the verifier's hot path, and a lenient decoder for hex typed by
 //! people (`--digest`, `--nonce`).
 
+use crate::swar::{HI, LO, in_range_ascii};
 use std::fmt;
 
 const DIGITS: &[u8; 16] = b"0123456789abcdef";
@@ -62,19 +63,12 @@ pub fn decode_lower<const N: usize>(text: &[u8]) -> Option<[u8; N]> {
 /// low byte) as four bytes, and a mask that is zero exactly when all eight
 /// are `0-9` or `a-f` (no branch: the caller ORs the masks of all words).
 ///
-/// Every byte is checked for ASCII first; with all eight below 0x80, adding
-/// a constant below 0x80 to each cannot carry into the next byte, so a
-/// byte's top bit after adding `0x80 - lo` says "at least `lo`", and after
-/// adding `0x7f - hi` "above `hi`".
+/// A non-ASCII byte is flagged bad by itself, which makes the range tests
+/// ([`in_range_ascii`]) exact for the rest.
 #[inline(always)]
 fn decode_word(x: u64) -> ([u8; 4], u64) {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let in_range = |lo: u8, hi: u8| {
-        x.wrapping_add(LO * u64::from(0x80 - lo)) & !x.wrapping_add(LO * u64::from(0x7f - hi)) & HI
-    };
-    let digit = in_range(b'0', b'9');
-    let letter = in_range(b'a', b'f');
+    let digit = in_range_ascii(x, b'0', b'9');
+    let letter = in_range_ascii(x, b'a', b'f');
     let bad = (x | !(digit | letter)) & HI;
     // Digit values: the low nibble, plus 9 for a letter ('a' = 0x61).
     let v = (x & (LO * 0x0f)) + 9 * (letter >> 7);

@@ -24,6 +24,7 @@ pub(crate) mod pem;
 pub mod receipt;
 pub mod redact;
 pub mod stamp;
+pub(crate) mod swar;
 pub mod time;
 pub mod tsa;
 pub mod vet;

@@ -137,7 +137,7 @@ fn verify_rs_is_an_orchestration_file() {
 const FLOORS: &[(&str, &[&str])] = &[
     (
         "leaf utilities",
-        &["error", "fs", "hex", "objstore", "pem", "time"],
+        &["error", "fs", "hex", "objstore", "pem", "swar", "time"],
     ),
     ("formats", &["jcs", "merkle", "note"]),
     ("evidence services", &["anchor", "chain", "receipt", "tsa"]),

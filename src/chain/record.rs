@@ -8,6 +8,7 @@
 
 use super::error::{ChainError, RecordProblem};
 use crate::merkle::Hash;
+use crate::swar;
 use sha2::{Digest, Sha256};
 use std::ops::Range;
 
@@ -174,7 +175,7 @@ pub fn parse_line_fast(line: &[u8]) -> Option<RecordView<'_>> {
 fn until_quote(s: &[u8]) -> Option<(&[u8], &[u8])> {
     let mut i = 0;
     while let Some(word) = s.get(i..).and_then(|t| t.first_chunk::<8>()) {
-        let found = zero_bytes(u64::from_le_bytes(*word) ^ (LO * u64::from(b'"')));
+        let found = swar::eq_bytes(u64::from_le_bytes(*word), b'"');
         if found != 0 {
             // The lowest flag is exact (a borrow only runs upward).
             let q = i + (found.trailing_zeros() / 8) as usize;
@@ -184,17 +185,6 @@ fn until_quote(s: &[u8]) -> Option<(&[u8], &[u8])> {
     }
     let q = i + s[i..].iter().position(|&c| c == b'"')?;
     Some((&s[..q], &s[q + 1..]))
-}
-
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
-
-/// The top bit of (at least) the lowest zero byte of `x`; bytes above a
-/// zero byte may be flagged falsely, so a non-zero result says only that
-/// some byte is zero, and where the first one is.
-#[inline(always)]
-fn zero_bytes(x: u64) -> u64 {
-    x.wrapping_sub(LO) & !x & HI
 }
 
 /// The reference implementation of [`parse_line`], and its test oracle:
@@ -307,15 +297,16 @@ fn is_origin_byte(c: u8) -> bool {
 }
 
 /// Non-zero exactly when some byte of `x` is not [`is_origin_byte`]: not
-/// ASCII, or outside `0x21..=0x7e` (with every byte below 0x80, adding a
-/// constant below 0x80 carries into no other byte), or `+`, `"`, `\`.
+/// ASCII (which makes the range test exact for the rest), outside
+/// `0x21..=0x7e`, or `+`, `"`, `\`.
 #[inline(always)]
 fn origin_word_bad(x: u64) -> u64 {
-    // The top bit after adding 0x80 - 0x21: at least 0x21; after adding
-    // 0x7f - 0x7e (one): above 0x7e.
-    let in_range = x.wrapping_add(LO * (0x80 - 0x21)) & !x.wrapping_add(LO);
-    let equals = |c: u8| zero_bytes(x ^ (LO * u64::from(c)));
-    ((x | !in_range) & HI) | equals(b'+') | equals(b'"') | equals(b'\\')
+    let in_range = swar::in_range_ascii(x, 0x21, 0x7e);
+    (x & swar::HI)
+        | (!in_range & swar::HI)
+        | swar::eq_bytes(x, b'+')
+        | swar::eq_bytes(x, b'"')
+        | swar::eq_bytes(x, b'\\')
 }
 
 /// Kind: `[a-z0-9][a-z0-9_.:/-]{0,63}`.

@@ -15,6 +15,7 @@
 //! UTF-16 ordering of member names reuse the reference's own functions.
 
 use super::{number, string};
+use crate::swar::{HI, eq_bytes};
 
 /// Bytes tested at a time by the string scanner.
 const BLOCK: usize = 32;
@@ -52,15 +53,14 @@ pub(crate) fn string_end(input: &[u8], open: usize) -> Option<(usize, bool)> {
             // exact there); every byte below it must be ASCII.
             let lowest = m & m.wrapping_neg();
             let below = lowest.wrapping_shr(7).wrapping_sub(1);
-            if x & below & 0x8080_8080_8080_8080 != 0 {
+            if x & below & HI != 0 {
                 break;
             }
             if m != 0 {
                 // Whether that byte is the quote, without reading it back
                 // from memory: the zero-byte flags of `x ^ "…"` are exact
                 // up to the first stop byte too.
-                let q = x ^ (0x0101_0101_0101_0101 * u64::from(b'"'));
-                if q.wrapping_sub(0x0101_0101_0101_0101) & !q & lowest != 0 {
+                if eq_bytes(x, b'"') & lowest != 0 {
                     let n = (lowest.trailing_zeros() / 8) as usize;
                     return Some((start + 8 * k + n + 1, false));
                 }
@@ -119,9 +119,7 @@ fn string_end_long(input: &[u8], open: usize) -> Option<(usize, bool)> {
             b'"' => {
                 // Escapes are ASCII, so the body is valid UTF-8 exactly when
                 // every run between escapes is (what the reference checks).
-                if high & 0x8080_8080_8080_8080 != 0
-                    && std::str::from_utf8(&input[open + 1..i]).is_err()
-                {
+                if high & HI != 0 && std::str::from_utf8(&input[open + 1..i]).is_err() {
                     return None;
                 }
                 return Some((i + 1, escaped));

@@ -5,20 +5,15 @@ use std::cmp::Ordering;
 
 use super::{JcsError, NonCanonical};
 
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
+use crate::swar::{HI, LO, eq_bytes};
 
 /// Sets the high bit of (at least) the lowest byte of `x` that is `"`, `\` or
 /// below 0x20. Bytes above the lowest flagged one may be flagged falsely
 /// (borrow propagation), so only the lowest set bit is meaningful.
 #[inline(always)]
 pub(super) fn stop_mask(x: u64) -> u64 {
-    let q = x ^ (LO * b'"' as u64);
-    let b = x ^ (LO * b'\\' as u64);
-    let zq = q.wrapping_sub(LO) & !q;
-    let zb = b.wrapping_sub(LO) & !b;
-    let lt = x.wrapping_sub(LO * 0x20) & !x;
-    (zq | zb | lt) & HI
+    let lt = x.wrapping_sub(LO * 0x20) & !x & HI;
+    eq_bytes(x, b'"') | eq_bytes(x, b'\\') | lt
 }
 
 /// Result of scanning one string.
