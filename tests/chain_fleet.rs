@@ -345,3 +345,160 @@ fn exit_code_rejected_evidence_wins_over_an_unreadable_file() {
     let only_error = verify::verify_files(&[dir.path().join("ok.jsonl"), unreadable], &opts);
     assert_eq!(only_error.exit_code(false, VerifyMode::Authenticated), 2);
 }
+
+/// A live file with no complete line yet (logrotate's `create` left it
+/// empty, or a crash right after a rotation left one torn line) belongs to
+/// the log of the segments rotated away from it (docs/FORMAT.md §12): it
+/// is that log's last segment, and its tail is judged against that log's
+/// last record. It used to be a log of its own: an empty one gave an
+/// `unauthenticated` row (exit 1) for a log that verifies, and a forged
+/// torn line was judged as a whole file's, so `--chain-only` passed it.
+#[test]
+fn a_live_file_with_no_record_yet_is_the_last_segment_of_its_rotated_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(
+        vouch_at(&["keygen", "--origin", "example.com/live", "--out", "k"], d)
+            .status
+            .success()
+    );
+    for i in 0..4 {
+        vouch_at(
+            &[
+                "append",
+                "app.jsonl",
+                "--key",
+                "k",
+                &format!("{{\"n\":{i}}}"),
+            ],
+            d,
+        );
+    }
+    vouch_at(&["checkpoint", "app.jsonl", "--key", "k"], d);
+    let sealed = std::fs::read(d.join("app.jsonl")).unwrap();
+    // The record a writer would append next: the torn tail to test with.
+    vouch_at(
+        &["append", "app.jsonl", "--key", "k", "{\"n\":\"next\"}"],
+        d,
+    );
+    let grown = std::fs::read(d.join("app.jsonl")).unwrap();
+    let next = grown[sealed.len()..grown.len() - 1].to_vec();
+    std::fs::write(d.join("app.jsonl.1"), &sealed).unwrap();
+    let verify = |extra: &[&str]| {
+        let mut args = vec!["verify", ".", "--format", "json"];
+        args.extend_from_slice(extra);
+        let o = vouch_at(&args, d);
+        (o.status.code(), json_of(&o))
+    };
+    let cut = next.len() - 2;
+    let forged = |from: &str, to: &str| {
+        let text = String::from_utf8(next.clone()).unwrap();
+        assert!(text.contains(from), "{text}");
+        text.replacen(from, to, 1).into_bytes()[..cut].to_vec()
+    };
+    // (live file content, expected exit with --pub, status, torn bytes)
+    let cases: Vec<(&str, Vec<u8>, i32, &str)> = vec![
+        ("empty", Vec::new(), 0, "valid"),
+        ("the next record, torn", next[..cut].to_vec(), 0, "partial"),
+        ("one byte of it", next[..1].to_vec(), 0, "partial"),
+        (
+            "a torn record of another seq",
+            forged("\"seq\":5", "\"seq\":9"),
+            1,
+            "invalid",
+        ),
+        (
+            "a torn record of another origin",
+            forged("example.com/live", "example.com/evil"),
+            1,
+            "invalid",
+        ),
+        (
+            "a torn record linked elsewhere",
+            forged("\"prev\":\"", "\"prev\":\"0"),
+            1,
+            "invalid",
+        ),
+        ("not a record", b"garbage".to_vec(), 1, "invalid"),
+    ];
+    for (what, live, code, status) in cases {
+        std::fs::write(d.join("app.jsonl"), &live).unwrap();
+        let (c, v) = verify(&["--pub", "k.pub"]);
+        assert_eq!(v["logs"].as_array().unwrap().len(), 1, "{what}: {v}");
+        let log = &v["logs"][0];
+        assert_eq!(c, Some(code), "{what}: {v}");
+        assert_eq!(log["status"], status, "{what}: {v}");
+        assert_eq!(log["origin"], "example.com/live", "{what}: {v}");
+        let segments = log["segments"].as_array().unwrap();
+        assert_eq!(segments.len(), 2, "{what}: {v}");
+        assert!(
+            segments[1].as_str().unwrap().ends_with("/app.jsonl"),
+            "{what}: {v}"
+        );
+        assert_eq!(log["records"], 5, "{what}: {v}");
+        if status == "partial" {
+            assert_eq!(log["torn_tail_bytes"], live.len(), "{what}: {v}");
+        }
+        if status == "invalid" {
+            assert_eq!(log["reason"], "trailing_data", "{what}: {v}");
+        }
+        // The same judgement without keys: only the signature is not
+        // checked.
+        let (c, v) = verify(&["--chain-only"]);
+        assert_eq!(c, Some(if code == 1 { 1 } else { 0 }), "{what}: {v}");
+        assert_eq!(v["logs"].as_array().unwrap().len(), 1, "{what}: {v}");
+        // `repair` judges the line by the same rule: it removes what
+        // verifies as a torn tail and keeps everything else.
+        let o = vouch_at(&["repair", "app.jsonl"], d);
+        assert_eq!(o.status.code(), Some(code), "{what}: {o:?}");
+        let left = std::fs::read(d.join("app.jsonl")).unwrap();
+        let kept = if code == 1 { live.clone() } else { Vec::new() };
+        assert_eq!(left, kept, "{what}");
+    }
+
+    // Incremental: the empty live file is remembered as the last segment,
+    // and its first records later are verified from where the run stopped.
+    std::fs::write(d.join("app.jsonl"), b"").unwrap();
+    let (c, v) = verify(&["--pub", "k.pub", "--state", "st.json"]);
+    assert_eq!(c, Some(0), "{v}");
+    let o = vouch_at(&["append", "app.jsonl", "--key", "k", "{\"n\":5}"], d);
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "appended seq 5");
+    vouch_at(&["checkpoint", "app.jsonl", "--key", "k"], d);
+    let (c, v) = verify(&["--pub", "k.pub", "--state", "st.json"]);
+    assert_eq!(c, Some(0), "{v}");
+    assert_eq!(v["logs"][0]["resumed_from"], 5, "{v}");
+    assert_eq!(v["logs"][0]["records"], 7, "{v}");
+    assert_eq!(v["logs"][0]["status"], "valid", "{v}");
+    // Emptying the live file now cuts the log back to its rotated
+    // segments: the state's pin shows it, as for any cut of a log's end.
+    std::fs::write(d.join("app.jsonl"), b"").unwrap();
+    let (c, v) = verify(&["--pub", "k.pub", "--state", "st.json"]);
+    assert_eq!(c, Some(1), "{v}");
+    assert_eq!(v["logs"][0]["reason"], "truncated", "{v}");
+}
+
+/// A live file with no record beside segments of two origins: which log
+/// it continues is not known, so it stays a log of its own.
+#[test]
+fn a_live_file_with_no_record_beside_segments_of_two_origins_stays_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (origin, seg) in [
+        ("example.com/a", "app.jsonl.1"),
+        ("example.com/b", "app.jsonl.2"),
+    ] {
+        let k = key(origin);
+        fill(&d.join("tmp.jsonl"), &k, 3, 3);
+        std::fs::rename(d.join("tmp.jsonl"), d.join(seg)).unwrap();
+    }
+    std::fs::write(d.join("app.jsonl"), b"").unwrap();
+    let report = verify::verify_paths(&[d.to_path_buf()], &VerifyOptions::default()).unwrap();
+    assert_eq!(report.logs.len(), 3, "{:?}", report.logs);
+    let alone = report
+        .logs
+        .iter()
+        .find(|l| l.path.ends_with("app.jsonl"))
+        .unwrap();
+    assert_eq!(alone.segments.len(), 1);
+    assert_eq!(alone.status, LogStatus::Unauthenticated);
+}

@@ -5,7 +5,11 @@
 //! by logrotate). Files are grouped by the origin of their first record and
 //! ordered by that record's seq, so segment names never matter: a missing
 //! segment shows up as a `seq_gap` where the chain resumes, and segments
-//! renamed out of order are put back in order. Files are not held open
+//! renamed out of order are put back in order. A live file that holds no
+//! complete line yet (empty after logrotate's `create`, or one torn line)
+//! has no origin of its own: it joins the log of the segments rotated away
+//! from it, last, so its tail is judged against that log's last record.
+//! Files are not held open
 //! between planning and scanning (a fleet can be larger than the process's
 //! file-descriptor limit): each range is scanned with its own open.
 
@@ -28,6 +32,9 @@ pub(crate) struct FilePlan {
     pub etag: Option<String>,
     /// Origin and seq of the first record, when the first line is a record.
     pub head: Option<(String, u64)>,
+    /// The whole file was read and holds no newline: empty, or one
+    /// unterminated (torn) line.
+    pub no_line: bool,
     /// Why the file could not be read.
     pub error: Option<String>,
 }
@@ -50,6 +57,7 @@ pub(crate) fn plan_file(source: &Source) -> FilePlan {
         ino: 0,
         etag: source.etag().map(str::to_owned),
         head: None,
+        no_line: false,
         error: None,
     };
     let result = (|| -> std::io::Result<()> {
@@ -78,7 +86,12 @@ pub(crate) fn plan_file(source: &Source) -> FilePlan {
                 }
                 return Ok(());
             }
-            if n < buf.len() || buf.len() > MAX_LINE_LEN || buf.len() as u64 >= plan.len {
+            if n < buf.len() || buf.len() as u64 >= plan.len {
+                // Read to the end (or to the size taken at the start).
+                plan.no_line = true;
+                return Ok(());
+            }
+            if buf.len() > MAX_LINE_LEN {
                 return Ok(());
             }
             buf.resize(
@@ -107,37 +120,104 @@ fn read_full(file: &Opened, buf: &mut [u8]) -> std::io::Result<usize> {
 }
 
 /// Groups planned files into logs: same origin → segments of one log,
-/// ordered by first seq (then path); files without a readable first record
-/// are logs of their own.
+/// ordered by first seq (then path). A file with no complete line joins,
+/// as the last segment, the log whose files beside it are segments rotated
+/// away from it (docs/FORMAT.md §12), when they are all of one origin.
+/// Every other file without a readable first record is a log of its own.
 pub(crate) fn group(plans: Vec<FilePlan>) -> Vec<LogPlan> {
     let mut by_origin: std::collections::BTreeMap<String, Vec<FilePlan>> = Default::default();
     let mut logs = Vec::new();
+    let mut headless = Vec::new();
     for p in plans {
         match &p.head {
             Some((origin, _)) if p.error.is_none() => {
                 by_origin.entry(origin.clone()).or_default().push(p)
             }
+            _ if p.error.is_none() && p.no_line => headless.push(p),
             _ => logs.push(LogPlan {
                 origin: None,
                 segments: vec![p],
             }),
         }
     }
+    let mut live: Vec<(String, FilePlan)> = Vec::new();
+    if !headless.is_empty() {
+        let rotated = rotated_from(&by_origin);
+        for p in headless {
+            match rotated.get(&(p.path.parent(), p.path.file_name())) {
+                Some(Some(origin)) => live.push((origin.to_string(), p)),
+                _ => logs.push(LogPlan {
+                    origin: None,
+                    segments: vec![p],
+                }),
+            }
+        }
+    }
     for (origin, mut segments) in by_origin {
-        // Held for the whole run, one per log: a fleet of one-file logs
-        // would otherwise keep room for four plans in each.
-        segments.shrink_to_fit();
         segments.sort_by(|a, b| {
             let sa = a.head.as_ref().map_or(0, |h| h.1);
             let sb = b.head.as_ref().map_or(0, |h| h.1);
             sa.cmp(&sb).then_with(|| a.path.cmp(&b.path))
         });
+        // One live file per log (two copies of a log's segments in two
+        // directories give two; the second stays a log of its own).
+        if let Some(i) = live.iter().position(|(o, _)| *o == origin) {
+            segments.push(live.swap_remove(i).1);
+        }
+        // Held for the whole run, one per log: a fleet of one-file logs
+        // would otherwise keep room for four plans in each.
+        segments.shrink_to_fit();
         logs.push(LogPlan {
             origin: Some(origin),
             segments,
         });
     }
+    // Live files of an origin that already has one: logs of their own.
+    logs.extend(live.into_iter().map(|(_, p)| LogPlan {
+        origin: None,
+        segments: vec![p],
+    }));
     logs
+}
+
+/// For each (directory, live file name) that grouped files are segments
+/// of (`NAME.N`, `NAME-N`): the origin of those segments, or `None` when
+/// they are of more than one origin (then no live file joins either).
+fn rotated_from(by_origin: &std::collections::BTreeMap<String, Vec<FilePlan>>) -> RotatedFrom<'_> {
+    let mut out: RotatedFrom<'_> = std::collections::HashMap::new();
+    for (origin, files) in by_origin {
+        for f in files {
+            let (Some(dir), Some(name)) = (f.path.parent(), f.path.file_name()) else {
+                continue;
+            };
+            let Some(name) = name.to_str() else {
+                continue;
+            };
+            let Some(base) = live_name_of(name) else {
+                continue;
+            };
+            let slot = out
+                .entry((Some(dir), Some(std::ffi::OsStr::new(base))))
+                .or_insert(Some(origin.as_str()));
+            if *slot != Some(origin.as_str()) {
+                *slot = None;
+            }
+        }
+    }
+    out
+}
+
+type RotatedFrom<'a> = std::collections::HashMap<
+    (Option<&'a std::path::Path>, Option<&'a std::ffi::OsStr>),
+    Option<&'a str>,
+>;
+
+/// The live file's name a segment named `name` was rotated away from:
+/// `NAME` for `NAME.N` and `NAME-N` ([`super::segments::is_segment_of`]).
+fn live_name_of(name: &str) -> Option<&str> {
+    let cut = name.rfind(['.', '-'])?;
+    let base = &name[..cut];
+    (!base.is_empty() && super::segments::is_segment_of(base, name)).then_some(base)
 }
 
 /// Cuts `[start, len)` into ranges of about `chunk` bytes.

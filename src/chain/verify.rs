@@ -378,6 +378,7 @@ pub fn verify_bytes(name: &Path, bytes: &[u8], opts: &VerifyOptions) -> LogRepor
             ino: 0,
             etag: None,
             head: None,
+            no_line: false,
             error: None,
         }],
     };

@@ -144,27 +144,13 @@ impl LockedLog {
     /// before the rotation left a torn one) is refused, as appending to it
     /// would be: skipping it would start the chain over.
     fn continue_from_rotated_segment(&mut self) -> Result<()> {
-        let mut best: Option<(u64, Hash)> = None;
-        for other in rotated_siblings(&self.path) {
-            let Ok(file) = crate::fs::open_regular(&other) else {
-                continue;
-            };
-            let Ok(len) = file.metadata().map(|m| m.len()) else {
-                continue;
-            };
-            if len == 0 {
-                continue;
-            }
-            let line = complete_last_line(&other, &file, len)?;
-            let rec = record::parse_line(&line)
-                .map_err(|e| state_error(&other, LogStateProblem::LastRecordInvalid(e)))?;
-            if rec.origin == self.origin.as_bytes() && best.is_none_or(|(seq, _)| rec.seq > seq) {
-                best = Some((rec.seq, leaf_hash(&line)));
-            }
-        }
-        if let Some((seq, leaf)) = best {
-            self.next_seq = seq + 1;
-            self.prev = leaf;
+        let best = rotated_ends(&self.path)?
+            .into_iter()
+            .filter(|end| end.origin == self.origin.as_bytes())
+            .max_by_key(|end| end.seq);
+        if let Some(end) = best {
+            self.next_seq = end.seq;
+            self.prev = end.prev;
         }
         Ok(())
     }
@@ -411,6 +397,49 @@ pub struct SignedCheckpoint {
 
 /// The last line of the log file at `path` (`len` > 0 bytes), which a
 /// writer continues: a torn or over-long one is refused (`vouch repair`).
+/// The record each non-empty segment rotated away from `path` would be
+/// continued by (its last record's origin, seq + 1 and leaf hash). A
+/// segment that does not end in a complete, valid record is an error
+/// naming it: whatever continues `path` cannot skip it.
+fn rotated_ends(path: &Path) -> Result<Vec<NextRecord>> {
+    let mut ends = Vec::new();
+    for other in rotated_siblings(path) {
+        let Ok(file) = crate::fs::open_regular(&other) else {
+            continue;
+        };
+        let Ok(len) = file.metadata().map(|m| m.len()) else {
+            continue;
+        };
+        if len == 0 {
+            continue;
+        }
+        let line = complete_last_line(&other, &file, len)?;
+        let rec = record::parse_line(&line)
+            .map_err(|e| state_error(&other, LogStateProblem::LastRecordInvalid(e)))?;
+        ends.push(NextRecord {
+            origin: rec.origin.to_vec(),
+            seq: rec.seq + 1,
+            prev: leaf_hash(&line),
+        });
+    }
+    Ok(ends)
+}
+
+/// What a file with no complete line continues: the log of the segments
+/// rotated away from it when they are all of one origin (as `verify`
+/// groups it, docs/FORMAT.md §12), after its newest record; else nothing
+/// (the file is judged as a log of its own).
+fn rotated_log_end(path: &Path) -> Result<Option<NextRecord>> {
+    let ends = rotated_ends(path)?;
+    let Some(first) = ends.first() else {
+        return Ok(None);
+    };
+    if ends.iter().any(|e| e.origin != first.origin) {
+        return Ok(None);
+    }
+    Ok(ends.into_iter().max_by_key(|e| e.seq))
+}
+
 fn complete_last_line(path: &Path, file: &std::fs::File, len: u64) -> Result<Vec<u8>> {
     match last_line(file, len).map_err(|e| Error::io(path, e))? {
         LastLine::Complete(line) => Ok(line),
@@ -661,7 +690,9 @@ pub fn repair(path: &Path) -> Result<RepairOutcome> {
     file.read_exact_at(&mut tail, cut)
         .map_err(|e| Error::io(path, e))?;
     let next = if cut == 0 {
-        None
+        // A live file with nothing but this line continues its rotated
+        // segments, as `verify` judges it.
+        rotated_log_end(path)?
     } else {
         let line = match last_line(&file, cut).map_err(|e| Error::io(path, e))? {
             LastLine::Complete(l) => l,
