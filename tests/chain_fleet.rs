@@ -502,3 +502,153 @@ fn a_live_file_with_no_record_beside_segments_of_two_origins_stays_alone() {
     assert_eq!(alone.segments.len(), 1);
     assert_eq!(alone.status, LogStatus::Unauthenticated);
 }
+
+/// Found by an independent attack on the rule above: `repair` (and the
+/// writer) read the segments named `NAME.N` / `NAME-N` beside the file,
+/// following symlinks, while `verify` groups what it is given. The live
+/// file joins a log only when that log is exactly those segments, found by
+/// device and inode, so `repair` never removes a line `verify` calls
+/// `trailing_data`, whatever the layout or the spelling of the paths.
+#[test]
+fn repair_never_removes_what_verify_calls_trailing_data_beside_rotated_segments() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    assert!(
+        vouch_at(
+            &["keygen", "--origin", "example.com/live", "--out", "k"],
+            root
+        )
+        .status
+        .success()
+    );
+    let append = |d: &Path, file: &str, n: &str| {
+        let path = d.join(file);
+        let o = vouch_at(
+            &[
+                "append",
+                path.to_str().unwrap(),
+                "--key",
+                "k",
+                &format!("{{\"n\":\"{n}\"}}"),
+            ],
+            root,
+        );
+        assert_eq!(o.status.code(), Some(0), "{o:?}");
+    };
+    // The line a writer appends next to `file` (then taken away again).
+    let next_line = |d: &Path, file: &str| {
+        let path = d.join(file);
+        let before = std::fs::read(&path).unwrap_or_default();
+        append(d, file, "next");
+        let after = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &before).unwrap();
+        after[before.len()..after.len() - 1].to_vec()
+    };
+    // Layouts: (name, directory set up with app.jsonl.1 and more, the
+    // spellings of the paths given to verify).
+    type Layout = (&'static str, Vec<String>);
+    let layouts: Vec<Layout> = vec![
+        ("plain", vec!["d".into()]),
+        (
+            "given twice, spelled two ways",
+            vec!["d".into(), "./d/app.jsonl".into()],
+        ),
+        ("the live file named alone", vec!["d/app.jsonl".into()]),
+        ("symlinked segment", vec!["d".into()]),
+        (
+            "a renamed live segment of the same origin",
+            vec!["d".into()],
+        ),
+    ];
+    for (what, args) in layouts {
+        let d = root.join("d");
+        let _ = std::fs::remove_dir_all(&d);
+        let _ = std::fs::remove_dir_all(root.join("archive"));
+        std::fs::create_dir(&d).unwrap();
+        for i in 0..3 {
+            append(&d, "app.jsonl", &i.to_string());
+        }
+        let mut tails = vec![next_line(&d, "app.jsonl")];
+        match what {
+            "symlinked segment" => {
+                std::fs::create_dir(root.join("archive")).unwrap();
+                std::fs::rename(d.join("app.jsonl"), root.join("archive/app.jsonl.1")).unwrap();
+                std::os::unix::fs::symlink("../archive/app.jsonl.1", d.join("app.jsonl.1"))
+                    .unwrap();
+            }
+            "a renamed live segment of the same origin" => {
+                std::fs::rename(d.join("app.jsonl"), d.join("app.jsonl.1")).unwrap();
+                for i in 3..5 {
+                    append(&d, "app.jsonl", &i.to_string());
+                }
+                tails.push(next_line(&d, "app.jsonl"));
+                std::fs::rename(d.join("app.jsonl"), d.join("other.jsonl")).unwrap();
+            }
+            _ => std::fs::rename(d.join("app.jsonl"), d.join("app.jsonl.1")).unwrap(),
+        }
+        // Each genuine next line, torn, and forged: another seq, another prev.
+        let mut lines = Vec::new();
+        for t in &tails {
+            let text = String::from_utf8(t.clone()).unwrap();
+            let seq = text
+                .split("\"seq\":")
+                .nth(1)
+                .unwrap()
+                .split(',')
+                .next()
+                .unwrap();
+            lines.push(t[..t.len() - 2].to_vec());
+            lines.push(
+                text.replacen(&format!("\"seq\":{seq}"), "\"seq\":99", 1)
+                    .into_bytes()[..t.len() - 2]
+                    .to_vec(),
+            );
+            lines.push(
+                text.replacen("\"prev\":\"", "\"prev\":\"0", 1).into_bytes()[..t.len() - 2]
+                    .to_vec(),
+            );
+        }
+        for line in lines {
+            std::fs::write(d.join("app.jsonl"), &line).unwrap();
+            let mut argv = vec!["verify", "--chain-only", "--format", "json"];
+            argv.extend(args.iter().map(String::as_str));
+            let o = vouch_at(&argv, root);
+            let v = json_of(&o);
+            let row = v["logs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|l| {
+                    l["segments"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|s| s.as_str().unwrap().ends_with("/app.jsonl"))
+                })
+                .unwrap_or_else(|| panic!("{what}: {v}"))
+                .clone();
+            let o = vouch_at(&["repair", "d/app.jsonl"], root);
+            let left = std::fs::read(d.join("app.jsonl")).unwrap();
+            if row["reason"] == "trailing_data" {
+                assert_eq!(o.status.code(), Some(1), "{what}: {v} / {o:?}");
+                assert_eq!(left, line, "{what}: repair removed evidence");
+            }
+            let one_log = ![
+                "the live file named alone",
+                "a renamed live segment of the same origin",
+            ]
+            .contains(&what);
+            if one_log {
+                // Where the segments are given and are the whole log, both
+                // commands see one log and agree on every line.
+                assert_eq!(row["segments"].as_array().unwrap().len(), 2, "{what}: {v}");
+                let torn = row["reason"] == "torn_tail" || row["torn_tail_bytes"] != Value::Null;
+                assert_eq!(
+                    o.status.code(),
+                    Some(if torn { 0 } else { 1 }),
+                    "{what}: {v} / {o:?}"
+                );
+            }
+        }
+    }
+}

@@ -15,8 +15,9 @@
 
 use super::record::{self, MAX_LINE_LEN};
 use super::source::{Opened, ReadAt, Source};
+use std::collections::{BTreeMap, HashMap};
 use std::os::unix::fs::MetadataExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// One file as found at the start of the run.
 #[derive(Debug, Clone)]
@@ -121,11 +122,11 @@ fn read_full(file: &Opened, buf: &mut [u8]) -> std::io::Result<usize> {
 
 /// Groups planned files into logs: same origin → segments of one log,
 /// ordered by first seq (then path). A file with no complete line joins,
-/// as the last segment, the log whose files beside it are segments rotated
-/// away from it (docs/FORMAT.md §12), when they are all of one origin.
-/// Every other file without a readable first record is a log of its own.
+/// as the last segment, the log made of exactly the segments rotated away
+/// from it ([`joined_origin`], docs/FORMAT.md §12). Every other file
+/// without a readable first record is a log of its own.
 pub(crate) fn group(plans: Vec<FilePlan>) -> Vec<LogPlan> {
-    let mut by_origin: std::collections::BTreeMap<String, Vec<FilePlan>> = Default::default();
+    let mut by_origin: BTreeMap<String, Vec<FilePlan>> = Default::default();
     let mut logs = Vec::new();
     let mut headless = Vec::new();
     for p in plans {
@@ -142,10 +143,14 @@ pub(crate) fn group(plans: Vec<FilePlan>) -> Vec<LogPlan> {
     }
     let mut live: Vec<(String, FilePlan)> = Vec::new();
     if !headless.is_empty() {
-        let rotated = rotated_from(&by_origin);
+        let index = Index::new(&by_origin);
         for p in headless {
-            match rotated.get(&(p.path.parent(), p.path.file_name())) {
-                Some(Some(origin)) => live.push((origin.to_string(), p)),
+            match index.joined_origin(&p) {
+                // One live file per log (the same file given under two
+                // names gives two; the second stays a log of its own).
+                Some(origin) if !live.iter().any(|(o, _)| o == origin) => {
+                    live.push((origin.to_owned(), p))
+                }
                 _ => logs.push(LogPlan {
                     origin: None,
                     segments: vec![p],
@@ -159,8 +164,6 @@ pub(crate) fn group(plans: Vec<FilePlan>) -> Vec<LogPlan> {
             let sb = b.head.as_ref().map_or(0, |h| h.1);
             sa.cmp(&sb).then_with(|| a.path.cmp(&b.path))
         });
-        // One live file per log (two copies of a log's segments in two
-        // directories give two; the second stays a log of its own).
         if let Some(i) = live.iter().position(|(o, _)| *o == origin) {
             segments.push(live.swap_remove(i).1);
         }
@@ -172,45 +175,88 @@ pub(crate) fn group(plans: Vec<FilePlan>) -> Vec<LogPlan> {
             segments,
         });
     }
-    // Live files of an origin that already has one: logs of their own.
-    logs.extend(live.into_iter().map(|(_, p)| LogPlan {
-        origin: None,
-        segments: vec![p],
-    }));
     logs
 }
 
-/// For each (directory, live file name) that grouped files are segments
-/// of (`NAME.N`, `NAME-N`): the origin of those segments, or `None` when
-/// they are of more than one origin (then no live file joins either).
-fn rotated_from(by_origin: &std::collections::BTreeMap<String, Vec<FilePlan>>) -> RotatedFrom<'_> {
-    let mut out: RotatedFrom<'_> = std::collections::HashMap::new();
-    for (origin, files) in by_origin {
-        for f in files {
-            let (Some(dir), Some(name)) = (f.path.parent(), f.path.file_name()) else {
-                continue;
-            };
-            let Some(name) = name.to_str() else {
-                continue;
-            };
-            let Some(base) = live_name_of(name) else {
-                continue;
-            };
-            let slot = out
-                .entry((Some(dir), Some(std::ffi::OsStr::new(base))))
-                .or_insert(Some(origin.as_str()));
-            if *slot != Some(origin.as_str()) {
-                *slot = None;
-            }
-        }
-    }
-    out
+/// The grouped files, indexed for [`Index::joined_origin`] (built only
+/// when some file has no complete line: after a fleet-wide logrotate every
+/// live file is empty).
+struct Index<'a> {
+    /// Device and inode of a local file → its origin.
+    by_id: HashMap<(u64, u64), &'a str>,
+    /// (directory, live file name) of an object named as a segment → the
+    /// origin of such objects (`None` when two) and how many there are.
+    by_live: HashMap<(&'a Path, &'a str), (Option<&'a str>, usize)>,
+    /// Files of each origin.
+    files: HashMap<&'a str, usize>,
 }
 
-type RotatedFrom<'a> = std::collections::HashMap<
-    (Option<&'a std::path::Path>, Option<&'a std::ffi::OsStr>),
-    Option<&'a str>,
->;
+impl<'a> Index<'a> {
+    fn new(by_origin: &'a BTreeMap<String, Vec<FilePlan>>) -> Self {
+        let mut index = Index {
+            by_id: HashMap::new(),
+            by_live: HashMap::new(),
+            files: HashMap::new(),
+        };
+        for (origin, files) in by_origin {
+            index.files.insert(origin, files.len());
+            for f in files {
+                if f.source.local_path().is_some() {
+                    index.by_id.insert((f.dev, f.ino), origin);
+                    continue;
+                }
+                let (Some(dir), Some(name)) = (f.path.parent(), f.path.file_name()) else {
+                    continue;
+                };
+                let Some(live) = name.to_str().and_then(live_name_of) else {
+                    continue;
+                };
+                let slot = index
+                    .by_live
+                    .entry((dir, live))
+                    .or_insert((Some(origin), 0));
+                if slot.0 != Some(origin.as_str()) {
+                    slot.0 = None;
+                }
+                slot.1 += 1;
+            }
+        }
+        index
+    }
+
+    /// The origin of the log a file with no complete line continues: the
+    /// one log whose files are exactly the non-empty segments rotated away
+    /// from it. For a local file those are the files `vouch repair` and the
+    /// writer read ([`super::segments::rotated_siblings`]), compared by
+    /// device and inode so that no spelling of a path matters: both
+    /// commands judge its torn line against the same record. An object's
+    /// are the objects beside it named as its segments. Anything else (no
+    /// such segments, some of them not given, other files of their origin,
+    /// two origins) joins nothing.
+    fn joined_origin(&self, p: &FilePlan) -> Option<&'a str> {
+        let (origin, count) = match p.source.local_path() {
+            Some(path) => {
+                let mut on_disk: Vec<(u64, u64)> = super::segments::rotated_siblings(path)
+                    .iter()
+                    .filter_map(|f| std::fs::metadata(f).ok())
+                    .filter(|m| m.len() > 0)
+                    .map(|m| (m.dev(), m.ino()))
+                    .collect();
+                on_disk.sort_unstable();
+                on_disk.dedup();
+                let origin = *self.by_id.get(on_disk.first()?)?;
+                let one_log = on_disk.iter().all(|id| self.by_id.get(id) == Some(&origin));
+                (one_log.then_some(origin)?, on_disk.len())
+            }
+            None => {
+                let key = (p.path.parent()?, p.path.file_name()?.to_str()?);
+                let (origin, count) = *self.by_live.get(&key)?;
+                (origin?, count)
+            }
+        };
+        (self.files.get(origin) == Some(&count)).then_some(origin)
+    }
+}
 
 /// The live file's name a segment named `name` was rotated away from:
 /// `NAME` for `NAME.N` and `NAME-N` ([`super::segments::is_segment_of`]).

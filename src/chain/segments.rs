@@ -44,8 +44,8 @@ pub fn is_log_name(name: &str) -> bool {
     }
 }
 
-/// The regular files beside `path` that are segments rotated away from it
-/// ([`is_segment_of`]), sorted by name. An unreadable directory has none.
+/// The regular files (or symlinks to them) beside `path` that are
+/// segments rotated away from it ([`is_segment_of`]), sorted by name. An unreadable directory has none.
 pub fn rotated_siblings(path: &Path) -> Vec<PathBuf> {
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
         return Vec::new();
@@ -59,7 +59,8 @@ pub fn rotated_siblings(path: &Path) -> Vec<PathBuf> {
     };
     let mut out: Vec<PathBuf> = entries
         .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        // Followed through symlinks, as the verifier's directory walk does.
+        .filter(|e| std::fs::metadata(e.path()).is_ok_and(|m| m.is_file()))
         .filter(|e| {
             e.file_name()
                 .to_str()

@@ -163,7 +163,10 @@ fn cut_short(tail: &[u8], e: crate::jcs::JcsError) -> bool {
     use crate::jcs::{JcsError, NonCanonical};
     let rest = &tail[e.offset().min(tail.len())..];
     match e {
-        JcsError::Syntax { offset } if offset >= tail.len() => true,
+        JcsError::Syntax { offset } if offset >= tail.len() => match number_at_end(tail) {
+            Some(number) => could_begin_canonical_number(number),
+            None => true,
+        },
         JcsError::Syntax { .. } => {
             !rest.is_empty()
                 && [&b"true"[..], b"false", b"null"]
@@ -173,12 +176,84 @@ fn cut_short(tail: &[u8], e: crate::jcs::JcsError) -> bool {
         JcsError::NotCanonical {
             why: NonCanonical::NumberForm,
             ..
-        } => rest.iter().all(|b| b"-+.eE0123456789".contains(b)),
+        } => could_begin_canonical_number(rest),
         JcsError::BadUtf8 { .. } => {
             std::str::from_utf8(rest).is_err_and(|u| u.error_len().is_none())
         }
         _ => false,
     }
+}
+
+/// The number the tail stops in, if it stops in one: outside any string,
+/// the bytes of a number after the `:`, `,` or `[` that begins a value.
+fn number_at_end(tail: &[u8]) -> Option<&[u8]> {
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in tail {
+        if escaped {
+            escaped = false;
+        } else if in_string && b == b'\\' {
+            escaped = true;
+        } else if b == b'"' {
+            in_string = !in_string;
+        }
+    }
+    if in_string {
+        return None;
+    }
+    let run = tail
+        .iter()
+        .rev()
+        .take_while(|b| b"-+.eE0123456789".contains(b))
+        .count();
+    let start = tail.len() - run;
+    (run > 0 && start > 0 && b":,[".contains(&tail[start - 1])).then(|| &tail[start..])
+}
+
+/// True when `text`, which runs to the end of the tail, is the beginning
+/// of a number in RFC 8785's form (ECMAScript's `Number.prototype.toString`:
+/// `-`, then `0` or a digit 1-9 and digits, then `.` and digits, then,
+/// after a single digit 1-9 only, `e`, a sign and digits not starting with
+/// 0). `1e5`, `1E+5`, `01`, `12e+21` and `1e+05` begin no canonical
+/// number; `1e`, `-0` (of `-0.5`) and `1.` do.
+fn could_begin_canonical_number(text: &[u8]) -> bool {
+    let digits = |from: usize| {
+        from + text[from..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
+    let mut i = usize::from(text.first() == Some(&b'-'));
+    let int_start = i;
+    match text.get(i) {
+        None => return true,
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i = digits(i),
+        Some(_) => return false,
+    }
+    // Only a mantissa of one digit 1-9 takes an exponent (`1.5e+21`).
+    let one_digit = i == int_start + 1 && text[int_start] != b'0';
+    if text.get(i) == Some(&b'.') {
+        let fraction = i + 1;
+        i = digits(fraction);
+        if i == fraction && i < text.len() {
+            return false;
+        }
+    }
+    if text.get(i) == Some(&b'e') && one_digit {
+        i += 1;
+        match text.get(i) {
+            None => return true,
+            Some(b'+' | b'-') => i += 1,
+            Some(_) => return false,
+        }
+        match text.get(i) {
+            None => return true,
+            Some(b'1'..=b'9') => i = digits(i),
+            Some(_) => return false,
+        }
+    }
+    i == text.len()
 }
 
 /// One piece of the record envelope after the body.
@@ -284,5 +359,52 @@ pub(crate) fn line_at(file: &dyn ReadAt, offset: u64, len: u64) -> Option<Vec<u8
             return None;
         }
         want = (want * 16).min(most);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by an independent attack: `{"body":1e5` passed as a torn
+    /// record, and `repair` removed it, though no canonical record holds
+    /// that number.
+    #[test]
+    fn a_number_cut_short_must_begin_a_canonical_number() {
+        for ok in [
+            "1", "12", "-", "-0", "-0.", "0.", "0.5", "1.25", "1e", "1e+", "1e-", "1e+2",
+            "-1.5e-7", "1.50", "-0.0", "1.0", "100",
+        ] {
+            let tail = format!("{{\"body\":{ok}");
+            assert_eq!(check_torn_tail(tail.as_bytes(), None), Ok(()), "{ok}");
+            let tail = format!("{{\"body\":[1,{ok}");
+            assert_eq!(
+                check_torn_tail(tail.as_bytes(), None),
+                Ok(()),
+                "in an array: {ok}"
+            );
+            // In a string, any of these is just text.
+            let tail = format!("{{\"body\":\"a:{ok}E");
+            assert_eq!(
+                check_torn_tail(tail.as_bytes(), None),
+                Ok(()),
+                "in a string: {ok}"
+            );
+        }
+        for ok in ["[true", "[false,tru", "{\"a\":null", "\"\\\"x:1E"] {
+            let tail = format!("{{\"body\":{ok}");
+            assert_eq!(check_torn_tail(tail.as_bytes(), None), Ok(()), "{ok}");
+        }
+        for bad in [
+            "1e5", "1E", "1E+5", "01", "-01", "1e+0", "1e+05", "1e+-", "--1", "1..", "0e", "12e",
+            "0.5e", "1.e",
+        ] {
+            let tail = format!("{{\"body\":{bad}");
+            assert!(
+                check_torn_tail(tail.as_bytes(), None).is_err(),
+                "{bad}: {:?}",
+                check_torn_tail(tail.as_bytes(), None)
+            );
+        }
     }
 }
