@@ -652,3 +652,50 @@ fn repair_never_removes_what_verify_calls_trailing_data_beside_rotated_segments(
         }
     }
 }
+
+/// Found by a second attack: a symlink or hard link to the live file whose
+/// name sorts first was the one name the file was verified under, and no
+/// segments are beside it, so the live file was a log of its own again
+/// (a forged line passed `--chain-only`). A file reached by several names
+/// is verified under the one its rotated segments are beside.
+#[test]
+fn another_name_for_the_live_file_does_not_cut_it_loose() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    assert!(
+        vouch_at(&["keygen", "--origin", "example.com/a", "--out", "k"], root)
+            .status
+            .success()
+    );
+    let d = root.join("logs");
+    std::fs::create_dir(&d).unwrap();
+    let o = vouch_at(&["append", "logs/a.jsonl", "--key", "k", "{\"n\":0}"], root);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    std::fs::rename(d.join("a.jsonl"), d.join("a.jsonl.1")).unwrap();
+    let forged =
+        "{\"body\":{\"x\":1},\"kind\":\"event\",\"origin\":\"evil.example/b\",\"prev\":\"00";
+    std::fs::write(d.join("a.jsonl"), forged).unwrap();
+    for alias in ["symlink", "hard link", "both"] {
+        let _ = std::fs::remove_file(d.join("0.jsonl"));
+        let _ = std::fs::remove_file(d.join("00.jsonl"));
+        if alias != "hard link" {
+            std::os::unix::fs::symlink("a.jsonl", d.join("0.jsonl")).unwrap();
+        }
+        if alias != "symlink" {
+            std::fs::hard_link(d.join("a.jsonl"), d.join("00.jsonl")).unwrap();
+        }
+        let o = vouch_at(
+            &["verify", "logs", "--chain-only", "--format", "json"],
+            root,
+        );
+        let v = json_of(&o);
+        assert_eq!(o.status.code(), Some(1), "{alias}: {v}");
+        assert_eq!(v["logs"].as_array().unwrap().len(), 1, "{alias}: {v}");
+        assert_eq!(v["logs"][0]["reason"], "trailing_data", "{alias}: {v}");
+        let segments = v["logs"][0]["segments"].as_array().unwrap();
+        assert!(
+            segments[1].as_str().unwrap().ends_with("/a.jsonl"),
+            "{alias}: {v}"
+        );
+    }
+}

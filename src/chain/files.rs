@@ -9,7 +9,8 @@
 //! non-regular file named like a log are reported as a problem of its own
 //! (an `error` row), never skipped silently, and the walk goes on. One file
 //! reached by several names (symlinks, hard links) is verified once, under
-//! the first name in sorted order.
+//! the first name in sorted order, preferring a name with rotated segments
+//! beside it, then one that is not a symlink ([`one_name_each`]).
 //!
 //! `s3://BUCKET/PREFIX` names the objects of a bucket (docs/FORMAT.md §21):
 //! a prefix is listed like a directory is walked, with the same naming
@@ -143,6 +144,35 @@ fn collect_objects(remote: &[&PathBuf], s3: &S3Connection, found: &mut Found) ->
     Ok(())
 }
 
+/// One name for each file (device, inode), sorted: the first in sorted
+/// order, except that a file reached by several names is named where its
+/// rotated segments are (docs/FORMAT.md §12: a live file with no record
+/// yet belongs to their log), then by a name that is not a symlink.
+fn one_name_each(mut candidates: Vec<(PathBuf, u64, u64)>) -> Vec<PathBuf> {
+    candidates.sort_by(|a, b| (a.1, a.2, &a.0).cmp(&(b.1, b.2, &b.0)));
+    let mut out = Vec::with_capacity(candidates.len());
+    for names in candidates.chunk_by(|a, b| (a.1, a.2) == (b.1, b.2)) {
+        let best = match names {
+            [(only, _, _)] => only,
+            _ => {
+                &names
+                    .iter()
+                    .min_by_key(|(path, _, _)| {
+                        let no_segments = super::segments::rotated_siblings(path).is_empty();
+                        let symlink = std::fs::symlink_metadata(path)
+                            .is_ok_and(|m| m.file_type().is_symlink());
+                        (no_segments, symlink, path.clone())
+                    })
+                    .unwrap_or(&names[0])
+                    .0
+            }
+        };
+        out.push(best.clone());
+    }
+    out.sort();
+    out
+}
+
 /// Finds the log files named by `paths`: files as given, directories walked
 /// recursively for files named `*.jsonl` or rotated segments `*.jsonl.N`,
 /// `*.jsonl-N` (hidden entries skipped). Fails only when nothing at all was
@@ -171,13 +201,10 @@ pub fn collect_log_files(paths: &[PathBuf]) -> Result<Found> {
                 .push((path.clone(), "not a regular file (refused)".to_owned())),
         }
     }
-    candidates.sort();
-    let mut seen = HashSet::new();
-    for (path, dev, ino) in candidates {
-        if seen.insert((dev, ino)) {
-            found.files.push(Source::Local(path));
-        }
-    }
+    found.files = one_name_each(candidates)
+        .into_iter()
+        .map(Source::Local)
+        .collect();
     found.problems.sort();
     found.problems.dedup();
     if found.files.is_empty() && found.problems.is_empty() {

@@ -262,6 +262,11 @@ enum Piece<'a> {
     Exact(&'static str, &'a [u8]),
     /// 1..=max bytes of which `ok` holds.
     Class(&'static str, usize, fn(u8) -> bool),
+    /// The first of the bytes that follow, when there is one, is one of
+    /// which `ok` holds (consumes nothing).
+    First(&'static str, fn(u8) -> bool),
+    /// A canonical non-negative integer of 1..=16 digits (no leading zero).
+    Integer(&'static str),
 }
 
 /// Checks the bytes after the body against
@@ -294,11 +299,12 @@ fn check_envelope(
         None => (
             Piece::Class("origin", 255, origin_byte),
             Piece::Class("prev", 64, hex_byte),
-            Piece::Class("seq", 16, |b| b.is_ascii_digit()),
+            Piece::Integer("seq"),
         ),
     };
     let pieces = [
         Piece::Exact("kind", b",\"kind\":\""),
+        Piece::First("kind", |b| b.is_ascii_lowercase() || b.is_ascii_digit()),
         Piece::Class("kind", 64, kind_byte),
         Piece::Exact("origin", b"\",\"origin\":\""),
         origin,
@@ -325,6 +331,18 @@ fn check_envelope(
             Piece::Class(field, max, ok) => {
                 let n = left.iter().take_while(|&&b| ok(b)).count();
                 if n > max || (n == 0 && !left.is_empty()) {
+                    return Err(TailProblem::Envelope { field, at });
+                }
+                i += n;
+            }
+            Piece::First(field, ok) => {
+                if left.first().is_some_and(|&b| !ok(b)) {
+                    return Err(TailProblem::Envelope { field, at });
+                }
+            }
+            Piece::Integer(field) => {
+                let n = left.iter().take_while(|b| b.is_ascii_digit()).count();
+                if n > 16 || (n == 0 && !left.is_empty()) || (n > 1 && left[0] == b'0') {
                     return Err(TailProblem::Envelope { field, at });
                 }
                 i += n;
@@ -365,6 +383,45 @@ pub(crate) fn line_at(file: &dyn ReadAt, offset: u64, len: u64) -> Option<Vec<u8
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by a second attack: a kind beginning with punctuation and,
+    /// with no record before the tail, a seq with a leading zero passed.
+    #[test]
+    fn the_envelope_holds_a_valid_kind_and_a_canonical_seq() {
+        let prev = "0".repeat(64);
+        let envelope = |kind: &str, seq: &str| {
+            format!(
+                "{{\"body\":1,\"kind\":\"{kind}\",\"origin\":\"a\",\"prev\":\"{prev}\",\"seq\":{seq}"
+            )
+        };
+        for (kind, seq) in [
+            ("a", "0"),
+            ("a", "10"),
+            ("0x", "7"),
+            ("event", "1234567890123456"),
+        ] {
+            assert_eq!(
+                check_torn_tail(envelope(kind, seq).as_bytes(), None),
+                Ok(()),
+                "{kind} {seq}"
+            );
+        }
+        for (kind, seq) in [
+            ("-a", "1"),
+            ("_", "1"),
+            ("/x", "1"),
+            ("a", "01"),
+            ("a", "00"),
+            ("a", "12345678901234567"),
+        ] {
+            assert!(
+                check_torn_tail(envelope(kind, seq).as_bytes(), None).is_err(),
+                "{kind} {seq}"
+            );
+        }
+        // Cut right after the kind's opening quote: still a beginning.
+        assert_eq!(check_torn_tail(b"{\"body\":1,\"kind\":\"", None), Ok(()));
+    }
 
     /// Found by an independent attack: `{"body":1e5` passed as a torn
     /// record, and `repair` removed it, though no canonical record holds
