@@ -14,6 +14,7 @@
 //! file-descriptor limit): each range is scanned with its own open.
 
 use super::record::{self, MAX_LINE_LEN};
+use super::segments;
 use super::source::{Opened, ReadAt, Source};
 use std::collections::{BTreeMap, HashMap};
 use std::os::unix::fs::MetadataExt;
@@ -141,15 +142,16 @@ pub(crate) fn group(plans: Vec<FilePlan>) -> Vec<LogPlan> {
             }),
         }
     }
-    let mut live: Vec<(String, FilePlan)> = Vec::new();
+    // Origin → its live file with no complete line.
+    let mut live: HashMap<String, FilePlan> = HashMap::new();
     if !headless.is_empty() {
-        let index = Index::new(&by_origin);
+        let mut index = Index::new(&by_origin);
         for p in headless {
             match index.joined_origin(&p) {
                 // One live file per log (the same file given under two
                 // names gives two; the second stays a log of its own).
-                Some(origin) if !live.iter().any(|(o, _)| o == origin) => {
-                    live.push((origin.to_owned(), p))
+                Some(origin) if !live.contains_key(origin) => {
+                    live.insert(origin.to_owned(), p);
                 }
                 _ => logs.push(LogPlan {
                     origin: None,
@@ -164,8 +166,8 @@ pub(crate) fn group(plans: Vec<FilePlan>) -> Vec<LogPlan> {
             let sb = b.head.as_ref().map_or(0, |h| h.1);
             sa.cmp(&sb).then_with(|| a.path.cmp(&b.path))
         });
-        if let Some(i) = live.iter().position(|(o, _)| *o == origin) {
-            segments.push(live.swap_remove(i).1);
+        if let Some(file) = live.remove(&origin) {
+            segments.push(file);
         }
         // Held for the whole run, one per log: a fleet of one-file logs
         // would otherwise keep room for four plans in each.
@@ -182,24 +184,25 @@ pub(crate) fn group(plans: Vec<FilePlan>) -> Vec<LogPlan> {
 /// when some file has no complete line: after a fleet-wide logrotate every
 /// live file is empty).
 struct Index<'a> {
+    by_origin: &'a BTreeMap<String, Vec<FilePlan>>,
     /// Device and inode of a local file → its origin.
     by_id: HashMap<(u64, u64), &'a str>,
     /// (directory, live file name) of an object named as a segment → the
     /// origin of such objects (`None` when two) and how many there are.
     by_live: HashMap<(&'a Path, &'a str), (Option<&'a str>, usize)>,
-    /// Files of each origin.
-    files: HashMap<&'a str, usize>,
+    /// A local directory's rotated segments, listed once.
+    dirs: HashMap<PathBuf, HashMap<String, Vec<PathBuf>>>,
 }
 
 impl<'a> Index<'a> {
     fn new(by_origin: &'a BTreeMap<String, Vec<FilePlan>>) -> Self {
         let mut index = Index {
+            by_origin,
             by_id: HashMap::new(),
             by_live: HashMap::new(),
-            files: HashMap::new(),
+            dirs: HashMap::new(),
         };
         for (origin, files) in by_origin {
-            index.files.insert(origin, files.len());
             for f in files {
                 if f.source.local_path().is_some() {
                     index.by_id.insert((f.dev, f.ino), origin);
@@ -208,7 +211,7 @@ impl<'a> Index<'a> {
                 let (Some(dir), Some(name)) = (f.path.parent(), f.path.file_name()) else {
                     continue;
                 };
-                let Some(live) = name.to_str().and_then(live_name_of) else {
+                let Some(live) = name.to_str().and_then(segments::live_name_of) else {
                     continue;
                 };
                 let slot = index
@@ -227,16 +230,22 @@ impl<'a> Index<'a> {
     /// The origin of the log a file with no complete line continues: the
     /// one log whose files are exactly the non-empty segments rotated away
     /// from it. For a local file those are the files `vouch repair` and the
-    /// writer read ([`super::segments::rotated_siblings`]), compared by
-    /// device and inode so that no spelling of a path matters: both
+    /// writer read (the rule of [`segments::rotated_siblings`]), compared
+    /// by device and inode so that no spelling of a path matters: both
     /// commands judge its torn line against the same record. An object's
     /// are the objects beside it named as its segments. Anything else (no
     /// such segments, some of them not given, other files of their origin,
     /// two origins) joins nothing.
-    fn joined_origin(&self, p: &FilePlan) -> Option<&'a str> {
+    fn joined_origin(&mut self, p: &FilePlan) -> Option<&'a str> {
         let (origin, count) = match p.source.local_path() {
             Some(path) => {
-                let mut on_disk: Vec<(u64, u64)> = super::segments::rotated_siblings(path)
+                let (dir, name) = segments::dir_and_name(path)?;
+                let siblings = self
+                    .dirs
+                    .entry(dir)
+                    .or_insert_with_key(|dir| segments::rotated_in(dir))
+                    .get(name)?;
+                let mut on_disk: Vec<(u64, u64)> = siblings
                     .iter()
                     .filter_map(|f| std::fs::metadata(f).ok())
                     .filter(|m| m.len() > 0)
@@ -254,16 +263,8 @@ impl<'a> Index<'a> {
                 (origin?, count)
             }
         };
-        (self.files.get(origin) == Some(&count)).then_some(origin)
+        (self.by_origin.get(origin).map(Vec::len) == Some(count)).then_some(origin)
     }
-}
-
-/// The live file's name a segment named `name` was rotated away from:
-/// `NAME` for `NAME.N` and `NAME-N` ([`super::segments::is_segment_of`]).
-fn live_name_of(name: &str) -> Option<&str> {
-    let cut = name.rfind(['.', '-'])?;
-    let base = &name[..cut];
-    (!base.is_empty() && super::segments::is_segment_of(base, name)).then_some(base)
 }
 
 /// Cuts `[start, len)` into ranges of about `chunk` bytes.

@@ -12,6 +12,7 @@
 //! Which of the segments actually belong to a log is decided by the origin
 //! of their records, never by their names.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The extension of a log file.
@@ -44,32 +45,58 @@ pub fn is_log_name(name: &str) -> bool {
     }
 }
 
-/// The regular files (or symlinks to them) beside `path` that are
-/// segments rotated away from it ([`is_segment_of`]), sorted by name. An unreadable directory has none.
-pub fn rotated_siblings(path: &Path) -> Vec<PathBuf> {
-    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-        return Vec::new();
-    };
+/// The live file's name a segment named `name` was rotated away from:
+/// `NAME` for `NAME.N` and `NAME-N` (the inverse of [`is_segment_of`]).
+pub fn live_name_of(name: &str) -> Option<&str> {
+    let cut = name.rfind(['.', '-'])?;
+    let base = &name[..cut];
+    (!base.is_empty() && is_segment_of(base, name)).then_some(base)
+}
+
+/// The directory `path` is in (`.` for a bare name) and its file name.
+pub(crate) fn dir_and_name(path: &Path) -> Option<(PathBuf, &str)> {
+    let name = path.file_name()?.to_str()?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let Ok(entries) = std::fs::read_dir(&dir) else {
+    Some((dir, name))
+}
+
+/// Every rotated segment in `dir`, by the name of the live file it was
+/// rotated away from: regular files (or symlinks to them, followed as the
+/// verifier's directory walk does), each list sorted. One listing serves
+/// every live file of the directory. An unreadable directory has none.
+pub(crate) fn rotated_in(dir: &Path) -> HashMap<String, Vec<PathBuf>> {
+    let mut out: HashMap<String, Vec<PathBuf>> = HashMap::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let Some(live) = e
+            .file_name()
+            .to_str()
+            .and_then(live_name_of)
+            .map(str::to_owned)
+        else {
+            continue;
+        };
+        if std::fs::metadata(e.path()).is_ok_and(|m| m.is_file()) {
+            out.entry(live).or_default().push(dir.join(e.file_name()));
+        }
+    }
+    out.values_mut().for_each(|v| v.sort());
+    out
+}
+
+/// The regular files (or symlinks to them) beside `path` that are
+/// segments rotated away from it ([`is_segment_of`]), sorted by name. An
+/// unreadable directory has none.
+pub fn rotated_siblings(path: &Path) -> Vec<PathBuf> {
+    let Some((dir, name)) = dir_and_name(path) else {
         return Vec::new();
     };
-    let mut out: Vec<PathBuf> = entries
-        .flatten()
-        // Followed through symlinks, as the verifier's directory walk does.
-        .filter(|e| std::fs::metadata(e.path()).is_ok_and(|m| m.is_file()))
-        .filter(|e| {
-            e.file_name()
-                .to_str()
-                .is_some_and(|other| is_segment_of(name, other))
-        })
-        .map(|e| dir.join(e.file_name()))
-        .collect();
-    out.sort();
-    out
+    rotated_in(&dir).remove(name).unwrap_or_default()
 }
 
 #[cfg(test)]
